@@ -1,0 +1,3 @@
+"""footprint-reviewer: review agentfootprint run recordings."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Pure review domain: spans, phrase packs, matching, replay, metrics. No Textual, no SQL."""

@@ -1,0 +1,179 @@
+"""Turn the paths a user names into source items: files, folders, bug-report zips, artifact stores.
+
+Enumeration is cheap and happens in the parent process; `read_source` does the I/O and may run in a
+worker process, so a `SourceItem` is plain picklable data.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from store import artifacts
+from store.errors import RecordingError
+
+#: A recording larger than this is refused before it is read (the largest real one is 7.6 MB).
+MAX_RECORDING_BYTES = 512 * 1024 * 1024
+#: Bundle members whose uncompressed size exceeds this are refused without being extracted.
+MAX_BUNDLE_MEMBER_BYTES = 256 * 1024 * 1024
+#: Names a bug-report bundle may hold its recording under, in order of preference.
+BUNDLE_MEMBERS = ("envelope.json", "recording.json")
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """One recording to read. `container` says how: file | bundle | file-artifacts | sqlite-artifacts."""
+
+    origin: str
+    container: str
+    path: str
+    member: str | None = None
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class SourceProblem:
+    """A location that could not even be enumerated; it is quarantined with `code` and `message`."""
+
+    origin: str
+    code: str
+    message: str
+
+
+def iter_sources(paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceItem | SourceProblem]:
+    """Yield every recording under `paths`, in a stable (sorted) order."""
+    for raw in paths:
+        path = Path(raw)
+        try:
+            st = path.stat()
+        except OSError as exc:
+            yield SourceProblem(str(path), "unreadable", f"{path}: cannot be read ({exc.strerror or exc})")
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            yield from _iter_directory(path)
+        else:
+            yield from _iter_file(path, st.st_size)
+
+
+def _iter_directory(root: Path) -> Iterator[SourceItem | SourceProblem]:
+    if artifacts.is_file_artifact_store(root):
+        yield from artifacts.iter_file_artifacts(root)
+        return
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError as exc:
+        yield SourceProblem(str(root), "unreadable", f"{root}: cannot list folder ({exc.strerror or exc})")
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        child = Path(entry.path)
+        try:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                yield from _iter_directory(child)
+            elif entry.is_file() and _looks_like_input(entry.name):
+                yield from _iter_file(child, entry.stat().st_size)
+        except OSError as exc:
+            yield SourceProblem(str(child), "unreadable", f"{child}: cannot be read ({exc.strerror or exc})")
+
+
+def _looks_like_input(name: str) -> bool:
+    lower = name.lower()
+    return lower.endswith((".json", ".zip", ".db", ".sqlite", ".sqlite3"))
+
+
+def _iter_file(path: Path, size: int) -> Iterator[SourceItem | SourceProblem]:
+    lower = path.name.lower()
+    if lower.endswith(".zip") or (size >= 4 and _starts_with(path, b"PK\x03\x04")):
+        yield from _iter_bundle(path)
+    elif artifacts.is_sqlite_artifact_store(path):
+        yield from artifacts.iter_sqlite_artifacts(path)
+    else:
+        yield SourceItem(str(path), "file", str(path), None, size)
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
+def _iter_bundle(path: Path) -> Iterator[SourceItem | SourceProblem]:
+    """A bug-report bundle: take envelope.json (or recording.json) without extracting anything to disk."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = {info.filename: info for info in zf.infolist()}
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        yield SourceProblem(str(path), "bad-bundle", f"{path}: not a readable zip bundle ({exc})")
+        return
+    for name in BUNDLE_MEMBERS:
+        info = _find_member(infos, name)
+        if info is None:
+            continue
+        if info.file_size > MAX_BUNDLE_MEMBER_BYTES:
+            yield SourceProblem(
+                f"{path}!{info.filename}",
+                "bundle-too-large",
+                f"{path}: member {info.filename!r} would unpack to {info.file_size:,} bytes, over the "
+                f"{MAX_BUNDLE_MEMBER_BYTES:,}-byte limit; nothing was extracted",
+            )
+            return
+        yield SourceItem(f"{path}!{info.filename}", "bundle", str(path), info.filename, info.file_size)
+        return
+    yield SourceProblem(
+        str(path),
+        "bundle-without-recording",
+        f"{path}: zip bundle holds neither envelope.json nor recording.json",
+    )
+
+
+def _find_member(infos: dict[str, zipfile.ZipInfo], wanted: str) -> zipfile.ZipInfo | None:
+    """Find `wanted` at the bundle root (or one folder down); never trust absolute or `..` names."""
+    best: zipfile.ZipInfo | None = None
+    for name, info in infos.items():
+        pure = PurePosixPath(name.replace("\\", "/"))
+        if pure.is_absolute() or ".." in pure.parts or info.is_dir():
+            continue
+        if pure.name == wanted and len(pure.parts) <= 2 and (best is None or len(pure.parts) == 1):
+            best = info
+    return best
+
+
+def read_source(item: SourceItem) -> bytes:
+    """Read the bytes of one source item; raise RecordingError with a specific reason on failure."""
+    if item.container == "file":
+        try:
+            size = os.path.getsize(item.path)
+            if size > MAX_RECORDING_BYTES:
+                raise RecordingError(
+                    "too-large", f"{item.origin}: {size:,} bytes, over the {MAX_RECORDING_BYTES:,}-byte limit"
+                )
+            with open(item.path, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise RecordingError("unreadable", f"{item.origin}: cannot be read ({exc.strerror or exc})") from exc
+    if item.container == "bundle":
+        assert item.member is not None
+        try:
+            with zipfile.ZipFile(item.path) as zf:
+                info = zf.getinfo(item.member)
+                if info.file_size > MAX_BUNDLE_MEMBER_BYTES:
+                    raise RecordingError("bundle-too-large", f"{item.origin}: member too large to unpack")
+                with zf.open(info) as fh:
+                    data = fh.read(MAX_BUNDLE_MEMBER_BYTES + 1)
+        except (zipfile.BadZipFile, OSError, KeyError, RuntimeError, ValueError) as exc:
+            raise RecordingError("bad-bundle", f"{item.origin}: cannot read bundle member ({exc})") from exc
+        if len(data) > MAX_BUNDLE_MEMBER_BYTES:
+            raise RecordingError("bundle-too-large", f"{item.origin}: member unpacks past its declared size")
+        return data
+    if item.container in ("file-artifacts", "sqlite-artifacts"):
+        return artifacts.read_artifact(item)
+    raise RecordingError("unknown-container", f"{item.origin}: unknown source container {item.container!r}")
