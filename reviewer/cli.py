@@ -1,0 +1,255 @@
+"""The `reviewer` command: ingest recordings, print JSON views for scripts, open the review app."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from store.db import open_database
+from store.errors import NotFound, StoreError
+from store.ingest import IngestReport, default_db_path, ingest
+from store.queries import get_run, list_findings, list_quarantine, list_runs
+from store.outcome import OUTCOMES
+
+db_option = click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Database file (default: $REVIEWER_DB or ./reviewer.db).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (a stable interface for scripts).")
+
+
+def _db_path(db_path: Path | None) -> Path:
+    return db_path if db_path is not None else default_db_path()
+
+
+def _open(db_path: Path | None) -> Any:
+    try:
+        return open_database(_db_path(db_path))
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+
+
+def _safe(text: Any) -> str:
+    """Recorded text for a terminal: control characters and escape sequences shown inert."""
+    from reviewer.review.inert import inert
+
+    return inert(str(text))
+
+
+@click.group(invoke_without_command=True)
+@click.version_option(package_name="footprint-reviewer")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Review agentfootprint run recordings.
+
+    With no command, opens the review app on the default database.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(open_cmd, paths=(), db_path=None)
+
+
+@cli.command("ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@db_option
+@click.option("--workers", type=int, default=None, help="Parser processes (default: one per core for big batches).")
+@json_option
+def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | None, as_json: bool) -> None:
+    """Ingest recordings: files, folders, bug-report zips, artifact stores.
+
+    Exits 0 when everything ingested, 1 when something was quarantined.
+
+    Example: reviewer ingest sample_recordings --db review.db
+    """
+    db = _open(db_path)
+    report = run_ingest(db, list(paths), _db_path(db_path), workers=workers, quiet=as_json)
+    if as_json:
+        _print_json(_report_json(report))
+    else:
+        _print_summary(report)
+    sys.exit(1 if report.quarantined else 0)
+
+
+def run_ingest(db: Any, paths: list[Path], db_path: Path, *, workers: int | None = None, quiet: bool = False) -> IngestReport:
+    """Ingest with a rich progress bar when stderr is a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        return ingest(db, paths, db_path=str(db_path), workers=workers)
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TextColumn("{task.fields[files]}"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("ingesting", total=None, files="")
+
+        def on_progress(done: int, total: int, done_bytes: int, total_bytes: int) -> None:
+            bar.update(task, completed=done_bytes, total=total_bytes, files=f"{done}/{total} files")
+
+        return ingest(db, paths, db_path=str(db_path), workers=workers, progress=on_progress)
+
+
+def _report_json(report: IngestReport) -> dict[str, Any]:
+    return {
+        "seen": report.seen,
+        "stored": report.stored,
+        "unchanged": report.unchanged,
+        "runs": report.runs,
+        "events": report.events,
+        "bytes": report.bytes,
+        "seconds": round(report.seconds, 3),
+        "quarantined": [{"path": p, "code": c, "reason": r} for p, c, r in report.quarantined],
+    }
+
+
+def _print_summary(report: IngestReport) -> None:
+    mb = report.bytes / 1e6
+    rate = f", {mb / report.seconds:.1f} MB/s" if report.seconds > 0 and mb else ""
+    click.echo(
+        f"{report.seen} input(s): {report.stored} stored ({report.runs} runs, {report.events:,} events, "
+        f"{mb:.1f} MB{rate}), {report.unchanged} unchanged, {len(report.quarantined)} quarantined "
+        f"in {report.seconds:.2f}s"
+    )
+    for path, code, reason in report.quarantined:
+        click.echo(f"  quarantined [{code}] {_safe(reason)}", err=True)
+
+
+@cli.command("runs")
+@db_option
+@json_option
+@click.option("--outcome", type=click.Choice(OUTCOMES), default=None, help="Only runs with this outcome.")
+@click.option("--has-findings", is_flag=True, help="Only runs with at least one finding.")
+@click.option("--kind", default=None, help="Only runs with a finding of this kind.")
+@click.option("--agent", default=None, help="Only runs of this agent id.")
+@click.option("--search", default=None, help="Full-text search over prompts, answers, results and messages.")
+@click.option("--limit", type=int, default=None, help="At most this many runs.")
+def runs_cmd(
+    db_path: Path | None, as_json: bool, outcome: str | None, has_findings: bool, kind: str | None,
+    agent: str | None, search: str | None, limit: int | None,
+) -> None:
+    """List runs, newest first.
+
+    Example: reviewer runs --json --outcome refused
+    """
+    db = _open(db_path)
+    rows = list_runs(db, outcome=outcome, has_findings=has_findings, kind=kind, agent=agent, search=search, limit=limit)
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        click.echo(
+            f"{r['started_at'] or '?':24} {_safe(r['agent_id'] or '?'):16} {r['outcome']:14} "
+            f"calls={r['tool_calls']:<3} findings={r['findings']:<3} gaps={r['coverage_gaps']:<3} "
+            f"{_safe(r['run_key'])}"
+        )
+
+
+@cli.command("show")
+@click.argument("run")
+@db_option
+@json_option
+def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
+    """Everything about one run (by run id or run key).
+
+    Example: reviewer show run-1796001919298-1 --json
+    """
+    db = _open(db_path)
+    try:
+        data = get_run(db, run)
+    except NotFound as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        _print_json(data)
+        return
+    click.echo(f"run {_safe(data['run_id'])} ({_safe(data['agent_id'])}) outcome={data['outcome']}")
+    click.echo(f"prompt: {_safe(data['prompt'])}")
+    click.echo(f"answer: {_safe(data['answer'])}")
+    for c in data["tool_calls"]:
+        click.echo(f"  call {_safe(c['call_id'])} {_safe(c['tool_name'])} status={c['status']} error={c['error']}")
+    for f in data["findings"]:
+        click.echo(f"  finding {f['id']} {f['kind']}: {_safe(f['message'])}")
+
+
+@cli.command("findings")
+@db_option
+@json_option
+@click.option("--kind", default=None, help="Only findings of this kind (e.g. negative-claim, dangling-reference).")
+@click.option("--run", "run", default=None, help="Only findings of this run (id or key).")
+def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str | None) -> None:
+    """List findings.
+
+    Example: reviewer findings --json --kind negative-claim
+    """
+    db = _open(db_path)
+    try:
+        rows = list_findings(db, kind=kind, run=run)
+    except NotFound as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        _print_json(rows)
+        return
+    for f in rows:
+        click.echo(f"{f['id']} {f['kind']:22} {_safe(f['run_id'])} {_safe(f['message'] or '')[:120]}")
+
+
+@cli.command("quarantine")
+@db_option
+@json_option
+def quarantine_cmd(db_path: Path | None, as_json: bool) -> None:
+    """Inputs that could not be ingested, with the reason.
+
+    Example: reviewer quarantine --json
+    """
+    db = _open(db_path)
+    rows = list_quarantine(db)
+    if as_json:
+        _print_json(rows)
+        return
+    for q in rows:
+        click.echo(f"[{q['code']}] {_safe(q['reason'])}")
+
+
+@cli.command("open")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@db_option
+def open_cmd(paths: tuple[Path, ...], db_path: Path | None) -> None:
+    """Open the review app (ingesting PATHS first, with progress).
+
+    Example: reviewer open sample_recordings
+    """
+    db = _open(db_path)
+    if paths:
+        report = run_ingest(db, list(paths), _db_path(db_path))
+        _print_summary(report)
+    db.close()
+    launch: Callable[[Path], None] = _launch_app
+    launch(_db_path(db_path))
+
+
+def _launch_app(db_path: Path) -> None:
+    try:
+        from reviewer.ui.app import make_app
+    except ImportError as exc:  # pragma: no cover - the app ships with the package
+        raise click.ClickException(f"the review app is not available: {exc}") from exc
+    make_app(db_path=db_path).run()
+
+
+def main() -> None:  # pragma: no cover
+    cli()

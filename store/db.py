@@ -1,0 +1,107 @@
+"""Opening the review database safely: WAL, a busy timeout, schema migrations, version and corruption checks."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from store.errors import DatabaseCorruptError, DatabaseVersionError
+from store.schema import migrations
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+#: How long a writer waits for another writer before giving up (several app processes share one file).
+BUSY_TIMEOUT_S = 60.0
+
+
+def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A raw connection with the project's pragmas; autocommit mode, transactions are explicit."""
+    target = Path(path)
+    if readonly:
+        conn = sqlite3.connect(
+            f"file:{target}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+            check_same_thread=False,
+        )
+    else:
+        conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    conn.execute("PRAGMA foreign_keys = OFF")
+    if not readonly:
+        conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -65536")
+    return conn
+
+
+def check_file(path: Path) -> None:
+    """Refuse a file that exists but is not an SQLite database; never overwrite it."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    if path.is_dir():
+        raise DatabaseCorruptError(f"{path}: is a folder, not a database file")
+    with path.open("rb") as fh:
+        head = fh.read(16)
+    if head != SQLITE_MAGIC:
+        raise DatabaseCorruptError(f"{path}: not an SQLite database (refusing to touch it)")
+
+
+def open_database(path: str | Path, *, migrate: bool = True) -> Database:
+    """Open (creating if needed) and migrate the database at `path`."""
+    target = Path(path)
+    check_file(target)
+    if target.parent and not target.parent.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    conn = connect(target)
+    try:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        quick = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise DatabaseCorruptError(f"{target}: the database is damaged ({exc}); it was left untouched") from exc
+    if quick != "ok":
+        conn.close()
+        raise DatabaseCorruptError(f"{target}: the database failed its integrity check ({quick}); left untouched")
+    db = Database(conn)
+    check_version(db, target)
+    if migrate and migrations.pending(db):
+        with write_lock(db):  # two processes opening a new file at once: one migrates, the other waits
+            migrations.apply(db)
+    return db
+
+
+def check_version(db: Database, path: Path) -> None:
+    """Refuse a database that a newer build has migrated past what this build knows."""
+    if not db.table("_sqlite_migrations").exists():
+        return
+    known = {m.name for m in migrations._migrations}
+    applied = [
+        r[0]
+        for r in db.execute(
+            "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [migrations.name]
+        ).fetchall()
+    ]
+    unknown = [name for name in applied if name not in known]
+    if unknown:
+        raise DatabaseVersionError(
+            f"{path}: written by a newer footprint-reviewer (schema steps {', '.join(unknown)} are unknown "
+            "to this version); upgrade footprint-reviewer to open it. Nothing was changed."
+        )
+
+
+@contextmanager
+def write_lock(db: Database) -> Iterator[Database]:
+    """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue instead of failing."""
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")

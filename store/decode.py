@@ -1,0 +1,168 @@
+"""Bytes -> a tolerant view of a recording, or a RecordingError that says exactly what is wrong.
+
+msgspec decodes into Structs that declare only what review needs: unknown keys are skipped by the
+parser without building objects (the snapshot is ~88% of a recording and mostly irrelevant here), and
+the original bytes are kept elsewhere, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from store.errors import RecordingError
+
+ENVELOPE_FORMAT = "agentfootprint.recording.v1"
+
+
+class SharedState(msgspec.Struct, gc=False):
+    """The few `snapshot.sharedState` keys review reads (last run of the recording only)."""
+
+    runIdentity: Any = None
+    compactions: Any = None
+    coverageDeclared: Any = None
+    unsupportedValues: Any = None
+    messageDeniedReason: Any = None
+    messageDeniedPhase: Any = None
+    messageDeniedBy: Any = None
+    stoppedEarly: Any = None
+    outputContractUnmet: Any = None
+    outputAttempts: Any = None
+    pausedToolName: Any = None
+    pausedToolCallId: Any = None
+    integrityFindingIds: Any = None
+    turnNumber: Any = None
+
+
+class Snapshot(msgspec.Struct, gc=False):
+    sharedState: SharedState | None = None
+    runId: Any = None
+
+
+class BareRecording(msgspec.Struct, gc=False):
+    snapshot: Snapshot | None = None
+    events: Any = msgspec.UNSET
+
+
+class LooseRecording(msgspec.Struct, gc=False):
+    events: Any = msgspec.UNSET
+
+
+class TopLevel(msgspec.Struct, gc=False):
+    """Either a bare recording or an envelope; both decode in one pass."""
+
+    format: Any = None
+    producer: Any = None
+    run: Any = None
+    configuration: Any = None
+    privacy: Any = None
+    recording: BareRecording | None = None
+    snapshot: Snapshot | None = None
+    events: Any = msgspec.UNSET
+
+
+class LooseTopLevel(msgspec.Struct, gc=False):
+    """Fallback when the snapshot has an unexpected shape: read everything else, ignore the snapshot."""
+
+    format: Any = None
+    producer: Any = None
+    run: Any = None
+    configuration: Any = None
+    privacy: Any = None
+    recording: LooseRecording | None = None
+    events: Any = msgspec.UNSET
+
+    snapshot = None
+
+
+_DECODER = msgspec.json.Decoder(TopLevel)
+_LOOSE_DECODER = msgspec.json.Decoder(LooseTopLevel)
+
+
+@dataclass
+class Recording:
+    """A decoded recording: events as plain dicts, the snapshot's sharedState, envelope metadata."""
+
+    form: str  # 'bare' | 'envelope'
+    events: list[dict[str, Any]]
+    shared_state: SharedState | None
+    has_snapshot: bool
+    envelope_run: dict[str, Any] | None
+    configuration: dict[str, Any] | None
+    producer: dict[str, Any] | None
+    skipped_events: int
+
+
+def decode_recording(data: bytes, origin: str) -> Recording:
+    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem."""
+    if not data:
+        raise RecordingError("empty", f"{origin}: the file is empty")
+    head = data[:8192]
+    if b"\x00" in head:
+        raise RecordingError("binary", f"{origin}: binary data (NUL bytes), not JSON text")
+    stripped = head.lstrip()
+    if stripped[:1] not in (b"{", b"[") and not stripped.startswith(b"\xef\xbb\xbf"):
+        raise RecordingError("not-json", f"{origin}: not JSON (starts with {bytes(stripped[:16])!r})")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        top = _DECODER.decode(data)
+    except RecursionError as exc:
+        raise RecordingError("too-deep", f"{origin}: JSON nested too deeply to read safely") from exc
+    except msgspec.ValidationError as exc:
+        if "snapshot" not in str(exc):
+            raise _shape_error(data, origin, exc) from exc
+        try:
+            top = _LOOSE_DECODER.decode(data)
+        except msgspec.ValidationError as exc2:
+            raise _shape_error(data, origin, exc2) from exc2
+    except msgspec.DecodeError as exc:
+        text = str(exc)
+        if "truncated" in text:
+            raise RecordingError("truncated", f"{origin}: JSON ends early (truncated file?)") from exc
+        if "invalid utf-8" in text.lower() or "utf-8" in text.lower():
+            raise RecordingError("binary", f"{origin}: not valid UTF-8 text ({text})") from exc
+        raise RecordingError("not-json", f"{origin}: not valid JSON ({text})") from exc
+    return _to_recording(top, origin)
+
+
+def _shape_error(data: bytes, origin: str, exc: msgspec.ValidationError) -> RecordingError:
+    text = str(exc)
+    if text.startswith("Expected `object`"):
+        kind = "an array" if data.lstrip()[:1] == b"[" else "not an object"
+        return RecordingError("not-a-recording", f"{origin}: not a recording (the top-level JSON is {kind})")
+    return RecordingError("bad-shape", f"{origin}: not a recording of a known shape ({text})")
+
+
+def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
+    if top.format is not None or top.recording is not None:
+        if top.format != ENVELOPE_FORMAT:
+            raise RecordingError(
+                "unknown-format",
+                f"{origin}: unsupported envelope format {top.format!r} (this reader knows {ENVELOPE_FORMAT!r})",
+            )
+        if top.recording is None:
+            raise RecordingError("bad-envelope", f"{origin}: envelope has no `recording` object")
+        form = "envelope"
+        snapshot, events = getattr(top.recording, "snapshot", None), top.recording.events
+    else:
+        form = "bare"
+        snapshot, events = top.snapshot, top.events
+    if events is msgspec.UNSET:
+        where = "envelope's recording" if form == "envelope" else "top-level object"
+        raise RecordingError("not-a-recording", f"{origin}: not a recording (the {where} has no `events` list)")
+    if not isinstance(events, list):
+        raise RecordingError("bad-shape", f"{origin}: `events` is {type(events).__name__}, not a list")
+    kept = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
+    return Recording(
+        form=form,
+        events=kept,
+        shared_state=snapshot.sharedState if snapshot is not None else None,
+        has_snapshot=snapshot is not None,
+        envelope_run=top.run if isinstance(top.run, dict) else None,
+        configuration=top.configuration if isinstance(top.configuration, dict) else None,
+        producer=top.producer if isinstance(top.producer, dict) else None,
+        skipped_events=len(events) - len(kept),
+    )

@@ -1,0 +1,114 @@
+"""Writing one extracted recording (or one quarantine entry) in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.db import write_lock
+from store.extract import Extracted
+from store.schema import COLUMNS
+
+#: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
+EXTRACTOR_VERSION = 1
+
+
+@dataclass
+class Prepared:
+    """What a worker hands the writer: the extracted rows and the compressed original."""
+
+    extracted: Extracted
+    codec: str
+    original: bytes
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def recording_exists(db: Database, sha256: str) -> int | None:
+    row = db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchone()
+    return int(row[0]) if row else None
+
+
+def note_source(db: Database, path: str, recording_id: int) -> None:
+    """Remember that `path` held this content (a re-ingest of the same bytes changes nothing else)."""
+    with write_lock(db):
+        db.execute(
+            "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
+            [path, recording_id, now_iso()],
+        )
+        db.execute("DELETE FROM quarantine WHERE path = ?", [path])
+
+
+def write_recording(db: Database, prepared: Prepared) -> tuple[int, bool]:
+    """Insert everything for one recording atomically. Returns (recording id, newly stored?)."""
+    x = prepared.extracted
+    with write_lock(db):
+        existing = recording_exists(db, x.recording["sha256"])
+        if existing is not None:
+            db.execute(
+                "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
+                [x.recording["source"], existing, now_iso()],
+            )
+            return existing, False
+        rec = dict(x.recording, extractor_version=EXTRACTOR_VERSION, ingested_at=now_iso())
+        cols = list(rec)
+        cur = db.execute(
+            f"INSERT INTO recordings ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+            [rec[c] for c in cols],
+        )
+        rec_id = int(cur.lastrowid or 0)
+        db.execute(
+            "INSERT INTO originals (recording_id, codec, data) VALUES (?, ?, ?)",
+            [rec_id, prepared.codec, prepared.original],
+        )
+        db.execute(
+            "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
+            [x.recording["source"], rec_id, now_iso()],
+        )
+        insert_rows(db, rec_id, x)
+        db.execute("DELETE FROM quarantine WHERE path = ?", [x.recording["source"]])
+    return rec_id, True
+
+
+def insert_rows(db: Database, rec_id: int, x: Extracted) -> None:
+    """The extracted rows of one recording (inside the caller's transaction)."""
+    conn = db.conn
+    for run in x.runs:
+        run["recording_id"] = rec_id
+    for table in ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events"):
+        rows: list[dict[str, Any]] = getattr(x, table)
+        if not rows:
+            continue
+        cols = COLUMNS[table]
+        conn.executemany(
+            f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+            [tuple(r.get(c) for c in cols) for r in rows],
+        )
+    if x.search:
+        cur = conn.execute("SELECT coalesce(max(id), 0) FROM search_docs")
+        base = int(cur.fetchone()[0])
+        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"]) for n, d in enumerate(x.search)]
+        conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
+        conn.executemany(
+            "INSERT INTO search (rowid, text) VALUES (?, ?)",
+            [(base + n + 1, d["text"]) for n, d in enumerate(x.search)],
+        )
+
+
+def write_quarantine(db: Database, path: str, code: str, reason: str, sha256: str | None = None) -> None:
+    """Record (or refresh) why `path` could not be ingested. Touches nothing else."""
+    stamp = now_iso()
+    with write_lock(db):
+        db.execute(
+            """INSERT INTO quarantine (path, sha256, code, reason, first_seen, last_seen, times)
+               VALUES (?, ?, ?, ?, ?, ?, 1)
+               ON CONFLICT (path, code) DO UPDATE SET
+                 reason = excluded.reason, sha256 = excluded.sha256, last_seen = excluded.last_seen,
+                 times = quarantine.times + 1""",
+            [path, sha256, code, reason, stamp, stamp],
+        )
