@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from artifact_fixtures import (
+from tests.artifact_fixtures import (
     RECORDINGS,
     Scope,
     make_meta,
@@ -51,7 +51,7 @@ def split(found: list[SourceItem | SourceProblem]) -> tuple[list[SourceItem], li
 
 @pytest.fixture()
 def file_store(tmp_path: Path) -> dict[str, Path]:
-    """A fileArtifacts folder: three recordings (text, digest, odd scope, streamed), a dataset, a corrupt one."""
+    """A fileArtifacts folder: recordings (plain, digest + odd scope, streamed), a dataset, a corrupt one."""
     root = tmp_path / "artifacts"
     paths: dict[str, Path] = {}
     text = recording_text(PLAIN)
@@ -76,9 +76,9 @@ def sqlite_store(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     db = tmp_path / "artifacts.db"
     conn = open_sqlite_store(db)
     refs: dict[str, str] = {}
-    for name, scope, kw in ((PLAIN, ANON, {}), (MULTI, ODD, {"digest": True}), (IDENTITY, ACME, {})):
+    for name, scope, digest in ((PLAIN, ANON, False), (MULTI, ODD, True), (IDENTITY, ACME, False)):
         text = recording_text(name)
-        meta = recording_meta(text, **kw)
+        meta = recording_meta(text, digest=digest)
         put_sqlite_artifact(conn, scope, meta, text)
         refs[name] = meta["ref"]
     rows = [{"region": "emea"}]

@@ -1,0 +1,27 @@
+"""Shared fixtures: the real recordings beside the repo, throwaway databases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlite_utils import Database
+
+from store.db import open_database
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_RECORDINGS = REPO.parent / "shared" / "recordings"
+SAMPLES = REPO / "sample_recordings"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "review.db"
+
+
+@pytest.fixture
+def db(db_path: Path) -> Iterator[Database]:
+    database = open_database(db_path)
+    yield database
+    database.close()
