@@ -138,6 +138,11 @@ def _shape_error(data: bytes, origin: str, exc: msgspec.ValidationError) -> Reco
 
 def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
     if top.format is not None or top.recording is not None:
+        if top.format == 1 and top.recording is None:
+            raise RecordingError(
+                "artifact-file",
+                f"{origin}: an artifact-store file, not a recording; ingest the store's root folder instead",
+            )
         if top.format != ENVELOPE_FORMAT:
             raise RecordingError(
                 "unknown-format",

@@ -78,6 +78,8 @@ def _iter_directory(root: Path) -> Iterator[SourceItem | SourceProblem]:
             if entry.is_dir():
                 yield from _iter_directory(child)
             elif entry.is_file() and _looks_like_input(entry.name):
+                if _is_sqlite_name(entry.name) and not artifacts.is_sqlite_artifact_store(child):
+                    continue  # e.g. the review database itself, sitting in the folder being ingested
                 yield from _iter_file(child, entry.stat().st_size)
         except OSError as exc:
             yield SourceProblem(str(child), "unreadable", f"{child}: cannot be read ({exc.strerror or exc})")
@@ -88,12 +90,21 @@ def _looks_like_input(name: str) -> bool:
     return lower.endswith((".json", ".zip", ".db", ".sqlite", ".sqlite3"))
 
 
+def _is_sqlite_name(name: str) -> bool:
+    return name.lower().endswith((".db", ".sqlite", ".sqlite3"))
+
+
 def _iter_file(path: Path, size: int) -> Iterator[SourceItem | SourceProblem]:
     lower = path.name.lower()
     if lower.endswith(".zip") or (size >= 4 and _starts_with(path, b"PK\x03\x04")):
         yield from _iter_bundle(path)
     elif artifacts.is_sqlite_artifact_store(path):
         yield from artifacts.iter_sqlite_artifacts(path)
+    elif _starts_with(path, b"SQLite format 3\x00"):
+        yield SourceProblem(
+            str(path), "not-an-artifact-store",
+            f"{path}: an SQLite database without the framework's af_artifacts table (not a recording store)",
+        )
     else:
         yield SourceItem(str(path), "file", str(path), None, size)
 

@@ -1,0 +1,104 @@
+"""The `reviewer` CLI: exit codes, the progress-free JSON views and their stable field names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from reviewer.cli import cli
+from tests.conftest import SHARED_RECORDINGS
+
+RUN_FIELDS = {"run_id", "run_key", "agent_id", "outcome", "tool_calls", "findings", "started_at",
+              "coverage_gaps", "evictions", "tenant", "principal", "session_id"}
+FINDING_FIELDS = {"id", "run_id", "kind", "codes", "message", "span_text", "placeable", "pack_version"}
+
+
+@pytest.fixture
+def ingested(tmp_path: Path) -> Path:
+    db = tmp_path / "cli.db"
+    result = CliRunner().invoke(cli, ["ingest", str(SHARED_RECORDINGS), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "23 stored" in result.output
+    return db
+
+
+def _json(args: list[str]) -> object:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_runs_json_fields_and_filters(ingested: Path) -> None:
+    runs = _json(["runs", "--json", "--db", str(ingested)])
+    assert isinstance(runs, list) and len(runs) == 25
+    assert all(RUN_FIELDS <= set(r) for r in runs)
+    refused = _json(["runs", "--json", "--outcome", "refused", "--db", str(ingested)])
+    assert [r["run_id"] for r in refused] == ["run-1796002023213-3"]
+    with_findings = _json(["runs", "--json", "--has-findings", "--db", str(ingested)])
+    assert with_findings and all(r["findings"] > 0 for r in with_findings)
+    assert len(with_findings) < len(runs)
+
+
+def test_show_json(ingested: Path) -> None:
+    run = _json(["show", "run-1796001963675-1", "--json", "--db", str(ingested)])
+    assert isinstance(run, dict)
+    assert run["outcome"] == "delivered" and run["answer"].startswith("vol-002 is 93.2% used")
+    names = {c["tool_name"]: c for c in run["tool_calls"]}
+    assert names["volume_inventory"]["render"]["default"] == "table"
+    assert names["volume_inventory"]["result"] is not None
+    assert {"list", "what", "why", "tool_name"} <= set(run["coverage"][0])
+    assert isinstance(run["evictions"], list) and isinstance(run["findings"], list)
+    plain = _json(["show", "run-1796001919298-1", "--json", "--db", str(ingested)])
+    assert plain["tool_calls"][0]["render"] is None
+
+
+def test_show_unknown_run_is_a_clear_error(ingested: Path) -> None:
+    result = CliRunner().invoke(cli, ["show", "run-nope", "--db", str(ingested)])
+    assert result.exit_code == 1 and "no run 'run-nope'" in result.output
+
+
+def test_findings_json(ingested: Path) -> None:
+    findings = _json(["findings", "--json", "--db", str(ingested)])
+    assert findings and all(FINDING_FIELDS <= set(f) for f in findings)
+    dangling = _json(["findings", "--json", "--kind", "dangling-reference", "--db", str(ingested)])
+    assert [f["run_id"] for f in dangling] == ["run-1796001996843-1"]
+    of_run = _json(["findings", "--json", "--run", "run-1796002007389-1", "--db", str(ingested)])
+    assert sorted(f["kind"] for f in of_run) == ["unsupported-claim"] * 3
+
+
+def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"events": [')
+    result = CliRunner().invoke(cli, ["ingest", str(bad), str(SHARED_RECORDINGS / "plain-tool-run.json"), "--db", str(db)])
+    assert result.exit_code == 1
+    assert "1 stored" in result.output and "1 quarantined" in result.output
+    rows = _json(["quarantine", "--json", "--db", str(db)])
+    assert rows == [{**rows[0], "path": str(bad), "code": "truncated"}]
+    assert "reason" in rows[0] and str(bad) in rows[0]["reason"]
+
+
+def test_ingest_json_summary(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["ingest", str(SHARED_RECORDINGS / "plain-tool-run.json"), "--json",
+                                      "--db", str(tmp_path / "j.db")])
+    assert result.exit_code == 0
+    summary = json.loads(result.stdout)
+    assert (summary["stored"], summary["runs"], summary["quarantined"]) == (1, 1, [])
+
+
+def test_db_defaults_to_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "env.db"
+    monkeypatch.setenv("REVIEWER_DB", str(target))
+    result = CliRunner().invoke(cli, ["ingest", str(SHARED_RECORDINGS / "plain-tool-run.json")])
+    assert result.exit_code == 0 and target.exists()
+
+
+def test_not_a_database_is_refused_not_overwritten(tmp_path: Path) -> None:
+    precious = tmp_path / "notes.db"
+    precious.write_text("my notes, not a database")
+    result = CliRunner().invoke(cli, ["runs", "--db", str(precious)])
+    assert result.exit_code == 1 and "not an SQLite database" in result.output
+    assert precious.read_text() == "my notes, not a database"

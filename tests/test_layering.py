@@ -1,0 +1,65 @@
+"""The architecture rules of docs/design.md, enforced: imports point down only, SQL stays in `store`."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import REPO
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] if a.name.split(".")[0] != "reviewer" else a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _py(folder: str) -> list[Path]:
+    return sorted((REPO / folder).rglob("*.py"))
+
+
+def test_store_imports_neither_textual_nor_reviewer() -> None:
+    offenders = {
+        str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.split(".")[0] in ("textual", "reviewer", "rich"))
+        for p in _py("store")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_review_domain_imports_no_textual_and_no_database() -> None:
+    offenders = {
+        str(p.relative_to(REPO)): sorted(
+            n for n in _imports(p) if n.split(".")[0] in ("textual", "sqlite3", "sqlite_utils", "store.db")
+        )
+        for p in _py("reviewer/review")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_no_sql_or_database_driver_outside_store() -> None:
+    allowed = {"reviewer/service.py", "reviewer/cli.py"}
+    offenders = []
+    for p in _py("reviewer"):
+        rel = str(p.relative_to(REPO))
+        if rel in allowed:
+            continue
+        if {"sqlite3", "sqlite_utils"} & {n.split(".")[0] for n in _imports(p)}:
+            offenders.append(rel)
+        text = p.read_text()
+        if any(word in text for word in ("SELECT ", "INSERT INTO", "CREATE TABLE", "DELETE FROM")):
+            offenders.append(rel)
+    assert offenders == []
+
+
+def test_ui_never_uses_markup_on_recorded_text() -> None:
+    offenders = []
+    for p in _py("reviewer"):
+        text = p.read_text()
+        if "Text.from_markup(" in text or "markup=True" in text:
+            offenders.append(str(p.relative_to(REPO)))
+    assert offenders == []
