@@ -13,8 +13,12 @@ import orjson
 from store.db import open_database
 from store.errors import NotFound, StoreError
 from store.ingest import IngestReport, default_db_path, ingest
-from store.queries import get_run, list_findings, list_quarantine, list_runs
+from store.labels import FINDING_VERDICTS, MISSED_LISTS, WITHHELD_VERDICTS
 from store.outcome import OUTCOMES
+from store.queries import get_run, list_findings, list_quarantine, list_runs, resolve_run
+
+_VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}
+VERDICT_CHOICES = FINDING_VERDICTS + WITHHELD_VERDICTS + tuple(_VERDICT_ALIASES)
 
 db_option = click.option(
     "--db",
@@ -23,7 +27,9 @@ db_option = click.option(
     default=None,
     help="Database file (default: $REVIEWER_DB or ./reviewer.db).",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (a stable interface for scripts).")
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (a stable interface for scripts)."
+)
 
 
 def _db_path(db_path: Path | None) -> Path:
@@ -38,7 +44,9 @@ def _open(db_path: Path | None) -> Any:
 
 
 def _print_json(value: Any) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+    sys.stdout.write(
+        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
+    )
 
 
 def _safe(text: Any) -> str:
@@ -63,7 +71,9 @@ def cli(ctx: click.Context) -> None:
 @cli.command("ingest")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @db_option
-@click.option("--workers", type=int, default=None, help="Parser processes (default: one per core for big batches).")
+@click.option(
+    "--workers", type=int, default=None, help="Parser processes (default: one per core for big batches)."
+)
 @json_option
 def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | None, as_json: bool) -> None:
     """Ingest recordings: files, folders, bug-report zips, artifact stores.
@@ -81,7 +91,9 @@ def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | Non
     sys.exit(1 if report.quarantined else 0)
 
 
-def run_ingest(db: Any, paths: list[Path], db_path: Path, *, workers: int | None = None, quiet: bool = False) -> IngestReport:
+def run_ingest(
+    db: Any, paths: list[Path], db_path: Path, *, workers: int | None = None, quiet: bool = False
+) -> IngestReport:
     """Ingest with a rich progress bar when stderr is a terminal."""
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
@@ -127,7 +139,7 @@ def _print_summary(report: IngestReport) -> None:
         f"{mb:.1f} MB{rate}), {report.unchanged} unchanged, {len(report.quarantined)} quarantined "
         f"in {report.seconds:.2f}s"
     )
-    for path, code, reason in report.quarantined:
+    for _path, code, reason in report.quarantined:
         click.echo(f"  quarantined [{code}] {_safe(reason)}", err=True)
 
 
@@ -141,15 +153,23 @@ def _print_summary(report: IngestReport) -> None:
 @click.option("--search", default=None, help="Full-text search over prompts, answers, results and messages.")
 @click.option("--limit", type=int, default=None, help="At most this many runs.")
 def runs_cmd(
-    db_path: Path | None, as_json: bool, outcome: str | None, has_findings: bool, kind: str | None,
-    agent: str | None, search: str | None, limit: int | None,
+    db_path: Path | None,
+    as_json: bool,
+    outcome: str | None,
+    has_findings: bool,
+    kind: str | None,
+    agent: str | None,
+    search: str | None,
+    limit: int | None,
 ) -> None:
     """List runs, newest first.
 
     Example: reviewer runs --json --outcome refused
     """
     db = _open(db_path)
-    rows = list_runs(db, outcome=outcome, has_findings=has_findings, kind=kind, agent=agent, search=search, limit=limit)
+    rows = list_runs(
+        db, outcome=outcome, has_findings=has_findings, kind=kind, agent=agent, search=search, limit=limit
+    )
     if as_json:
         _print_json(rows)
         return
@@ -182,7 +202,9 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     click.echo(f"prompt: {_safe(data['prompt'])}")
     click.echo(f"answer: {_safe(data['answer'])}")
     for c in data["tool_calls"]:
-        click.echo(f"  call {_safe(c['call_id'])} {_safe(c['tool_name'])} status={c['status']} error={c['error']}")
+        click.echo(
+            f"  call {_safe(c['call_id'])} {_safe(c['tool_name'])} status={c['status']} error={c['error']}"
+        )
     for f in data["findings"]:
         click.echo(f"  finding {f['id']} {f['kind']}: {_safe(f['message'])}")
 
@@ -190,7 +212,9 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
 @cli.command("findings")
 @db_option
 @json_option
-@click.option("--kind", default=None, help="Only findings of this kind (e.g. negative-claim, dangling-reference).")
+@click.option(
+    "--kind", default=None, help="Only findings of this kind (e.g. negative-claim, dangling-reference)."
+)
 @click.option("--run", "run", default=None, help="Only findings of this run (id or key).")
 def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str | None) -> None:
     """List findings.
@@ -224,6 +248,175 @@ def quarantine_cmd(db_path: Path | None, as_json: bool) -> None:
         return
     for q in rows:
         click.echo(f"[{q['code']}] {_safe(q['reason'])}")
+
+
+reviewer_option = click.option(
+    "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
+)
+
+
+@cli.command("label")
+@click.argument("finding_id", required=False)
+@click.option("--verdict", type=click.Choice(VERDICT_CHOICES), default=None, help="The judgement.")
+@click.option(
+    "--missed", "missed_run", default=None, metavar="RUN_ID", help="Label a missed negative in this run."
+)
+@click.option("--text", default=None, help="With --missed: the words of the answer that carry the negative.")
+@click.option("--list", "list_name", type=click.Choice(MISSED_LISTS), default="none", help="With --missed.")
+@click.option("--note", default=None, help="An optional note kept with the label.")
+@click.option("--undo", is_flag=True, help="Undo your latest label (on FINDING_ID if given) by appending.")
+@reviewer_option
+@db_option
+@json_option
+def label_cmd(
+    finding_id: str | None,
+    verdict: str | None,
+    missed_run: str | None,
+    text: str | None,
+    list_name: str,
+    note: str | None,
+    undo: bool,
+    reviewer: str | None,
+    db_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Label a finding, a withheld answer or a missed negative (append-only).
+
+    Examples: reviewer label f-1a2b --verdict fp --note "bounded search"
+              reviewer label --missed run-123 --text "came up empty" --list none
+    """
+    from reviewer.settings import resolve_reviewer
+    from store import labels
+
+    db = _open(db_path)
+    who = resolve_reviewer(reviewer)
+    try:
+        if undo:
+            row = labels.undo_last(db, who, finding_id)
+            if row is None:
+                raise click.ClickException(f"nothing to undo for {who}")
+        elif missed_run:
+            if not text:
+                raise click.UsageError("--missed needs --text with the words that carry the negative")
+            key = resolve_run(db, missed_run)
+            start, end = labels.find_text(db, key, text)
+            row = labels.label_missed(db, key, start, end, list_name, who, note)
+        else:
+            if not finding_id or not verdict:
+                raise click.UsageError("give FINDING_ID and --verdict (or --missed RUN_ID --text ...)")
+            row = labels.label_finding(db, finding_id, _VERDICT_ALIASES.get(verdict, verdict), who, note)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        _print_json(row)
+    else:
+        click.echo(f"{row['verdict']} on {row['target_id']} by {_safe(row['reviewer'])}")
+
+
+@cli.command("labels")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Every label as a JSON array (the default).")
+@click.option("--csv", "as_csv", is_flag=True, help="Every label as CSV.")
+@click.option(
+    "--import",
+    "import_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Load labels written by `reviewer labels --json` (labels already present are skipped).",
+)
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write to this file.")
+@click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
+def labels_cmd(
+    db_path: Path | None,
+    as_json: bool,
+    as_csv: bool,
+    import_file: Path | None,
+    output: Path | None,
+    force: bool,
+) -> None:
+    """Export every label with its finding, run, reviewer and time; or import an export.
+
+    Example: reviewer labels --json -o labels.json
+    """
+    from store import labels
+
+    db = _open(db_path)
+    if import_file is not None:
+        try:
+            rows = orjson.loads(import_file.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise click.ClickException(f"{import_file}: not JSON ({exc})") from exc
+        if not isinstance(rows, list):
+            raise click.ClickException(f"{import_file}: expected a JSON array of labels")
+        try:
+            added, skipped = labels.import_labels(db, rows)
+        except StoreError as exc:
+            raise click.ClickException(f"{import_file}: {exc}") from exc
+        click.echo(f"{added} label(s) imported, {skipped} already present")
+        return
+    rows = labels.export_labels(db)
+    text = _csv(rows) if as_csv else orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"
+    _emit(text, output, force)
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    import csv
+    import io
+
+    from store.labels import LABEL_FIELDS
+
+    buf = io.StringIO()
+    fields = list(LABEL_FIELDS) + [
+        "finding_kind",
+        "finding_message",
+        "finding_span_text",
+        "finding_codes",
+        "finding_pack_version",
+    ]
+    writer = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _emit(text: str, output: Path | None, force: bool) -> None:
+    """Write to stdout, or to `output` (never overwriting without --force)."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from reviewer.exports import ExportError, write_export
+
+    try:
+        write_export(output, text, force=force)
+    except ExportError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {output}", err=True)
+
+
+@cli.command("stats")
+@db_option
+@json_option
+def stats_cmd(db_path: Path | None, as_json: bool) -> None:
+    """Counts per finding kind and label state, and agreement between reviewers (Cohen's kappa).
+
+    Example: reviewer stats --json
+    """
+    from reviewer.review.stats import label_stats
+    from store.labels import label_states
+
+    db = _open(db_path)
+    stats = label_stats(label_states(db))
+    if as_json:
+        _print_json(stats)
+        return
+    for kind, counts in stats["kinds"].items():
+        click.echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
+    for pair in stats["agreement"]:
+        kappa = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
+        click.echo(
+            f"agreement {_safe(pair['reviewers'][0])} / {_safe(pair['reviewers'][1])}: "
+            f"{pair['shared']} shared, kappa {kappa}"
+        )
 
 
 @cli.command("open")

@@ -22,7 +22,10 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     target = Path(path)
     if readonly:
         conn = sqlite3.connect(
-            f"file:{target}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+            f"file:{target}?mode=ro",
+            uri=True,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,
             check_same_thread=False,
         )
     else:
@@ -61,10 +64,14 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
         quick = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise DatabaseCorruptError(f"{target}: the database is damaged ({exc}); it was left untouched") from exc
+        raise DatabaseCorruptError(
+            f"{target}: the database is damaged ({exc}); it was left untouched"
+        ) from exc
     if quick != "ok":
         conn.close()
-        raise DatabaseCorruptError(f"{target}: the database failed its integrity check ({quick}); left untouched")
+        raise DatabaseCorruptError(
+            f"{target}: the database failed its integrity check ({quick}); left untouched"
+        )
     db = Database(conn)
     check_version(db, target)
     if migrate and migrations.pending(db):

@@ -107,6 +107,7 @@ def decode_recording(data: bytes, origin: str) -> Recording:
         raise RecordingError("not-json", f"{origin}: not JSON (starts with {bytes(stripped[:16])!r})")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    top: TopLevel | LooseTopLevel
     try:
         top = _DECODER.decode(data)
     except RecursionError as exc:
@@ -157,7 +158,9 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
         snapshot, events = top.snapshot, top.events
     if events is msgspec.UNSET:
         where = "envelope's recording" if form == "envelope" else "top-level object"
-        raise RecordingError("not-a-recording", f"{origin}: not a recording (the {where} has no `events` list)")
+        raise RecordingError(
+            "not-a-recording", f"{origin}: not a recording (the {where} has no `events` list)"
+        )
     if not isinstance(events, list):
         raise RecordingError("bad-shape", f"{origin}: `events` is {type(events).__name__}, not a list")
     kept = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]

@@ -65,7 +65,11 @@ def _iso(ms: int | None) -> str | None:
     if ms is None:
         return None
     try:
-        return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return (
+            datetime.fromtimestamp(ms / 1000, tz=UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z")
+        )
     except (OverflowError, OSError, ValueError):
         return None
 
@@ -305,7 +309,9 @@ class _RunExtractor:
             value = c["_result_value"]
             if c["status"] == "absent" or (isinstance(value, dict) and value.get("af_absent") is True):
                 c["absent"] = 1
-        self.out.tool_calls.extend({k: v for k, v in c.items() if not k.startswith("_")} for c in calls.values())
+        self.out.tool_calls.extend(
+            {k: v for k, v in c.items() if not k.startswith("_")} for c in calls.values()
+        )
         for c in calls.values():
             text = as_text(c["_result_value"])
             if text:
@@ -340,6 +346,8 @@ class _RunExtractor:
         seen: set[tuple[str, str, str]] = set()
 
         def add(call_id: str | None, tool: str | None, lst: str, item: Any, origin: str, looked: Any) -> None:
+            what: str | None
+            why: str | None
             if isinstance(item, str):
                 what, why = item, None
             else:
@@ -364,9 +372,14 @@ class _RunExtractor:
                 }
             )
 
-        def add_lists(p: dict[str, Any], origin: str, camel: bool, call_id: str | None, tool: str | None) -> None:
-            names = (("checked", "checked"), ("notChecked" if camel else "not_checked", "not_checked"))
-            names += (("cannotCover" if camel else "cannot_cover", "cannot_cover"),)
+        def add_lists(
+            p: dict[str, Any], origin: str, camel: bool, call_id: str | None, tool: str | None
+        ) -> None:
+            names = (
+                ("checked", "checked"),
+                ("notChecked" if camel else "not_checked", "not_checked"),
+                ("cannotCover" if camel else "cannot_cover", "cannot_cover"),
+            )
             looked = p.get("lookedFor") if camel else p.get("looked_for")
             for src, lst in names:
                 for item in _list(p.get(src)):
@@ -415,7 +428,11 @@ class _RunExtractor:
                 evicted_by_stage[_str(self.meta(i).get("runtimeStageId")) or f"#{i}"].append(i)
         rows: list[dict[str, Any]] = []
         records = [_dict(r) for r in _list(self.shared.compactions)] if self.shared is not None else []
-        records = [r for r in records if (_int(r.get("removedMessageCount")) or 0) > 0 or r.get("droppedObservations")]
+        records = [
+            r
+            for r in records
+            if (_int(r.get("removedMessageCount")) or 0) > 0 or r.get("droppedObservations")
+        ]
         stage_groups = list(evicted_by_stage.items())
         if records:
             for n, r in enumerate(records):
@@ -426,7 +443,8 @@ class _RunExtractor:
                     call_ids += [
                         cid
                         for j in group[1]
-                        if (cid := hash_to_call.get(_str(self.payload(j).get("contentHash")) or "")) is not None
+                        if (cid := hash_to_call.get(_str(self.payload(j).get("contentHash")) or ""))
+                        is not None
                     ]
                 rows.append(
                     self._eviction_row(
@@ -455,7 +473,9 @@ class _RunExtractor:
                         n,
                         iteration=self.iteration_at.get(idxs[0]),
                         strategy=None,
-                        dropped=sorted({calls[c]["tool_name"] for c in call_ids if c in calls and calls[c]["tool_name"]}),
+                        dropped=sorted(
+                            {calls[c]["tool_name"] for c in call_ids if c in calls and calls[c]["tool_name"]}
+                        ),
                         removed=[],
                         call_ids=call_ids,
                         messages=len(idxs),
@@ -508,7 +528,8 @@ class _RunExtractor:
                     self._finding(
                         gate[-1],
                         kind="evidence-gate",
-                        codes=[action] + ([f"posture:{p['posture']}"] if isinstance(p.get("posture"), str) else []),
+                        codes=[action]
+                        + ([f"posture:{p['posture']}"] if isinstance(p.get("posture"), str) else []),
                         message=f"Evidence gate {action}: {len(unsupported)} value(s) appear in no tool result: "
                         f"{values}",
                         refs=unsupported,
@@ -549,7 +570,9 @@ class _RunExtractor:
                 self._search("finding", r["id"], r["message"])
         return rows
 
-    def _finding(self, seq: int | None, *, kind: str, anchor: tuple[Any, ...] = (), **kw: Any) -> dict[str, Any]:
+    def _finding(
+        self, seq: int | None, *, kind: str, anchor: tuple[Any, ...] = (), **kw: Any
+    ) -> dict[str, Any]:
         row = {
             "id": stable_id("f", self.sha, self.run_id, kind, seq if seq is not None else "", *anchor),
             "run_key": self.key,
@@ -637,7 +660,11 @@ class _RunExtractor:
         tool_names = sorted({_str(_dict(r).get("toolName")) or "" for r in _list(refs)} - {""})
         row["tool_name"] = tool_names[0] if len(tool_names) == 1 else (",".join(tool_names) or None)
         codes_text = ", ".join(codes) if codes else "no codes"
-        where = f"“{row['span_text']}”" if row["span_text"] else ("whole answer" if "span" not in p else "unplaceable span")
+        where = (
+            f"“{row['span_text']}”"
+            if row["span_text"]
+            else ("whole answer" if "span" not in p else "unplaceable span")
+        )
         row["message"] = f"{kind} ({codes_text}) in {field_name}: {where}"
         return row
 
@@ -724,7 +751,9 @@ class _RunExtractor:
             "model": _str(llm.get("model")),
             "provider": _str(llm.get("provider")),
             "tenant": _str(env.get("tenant")) or meta_value("tenant") or _str(identity.get("tenant")),
-            "principal": _str(env.get("principal")) or meta_value("principal") or _str(identity.get("principal")),
+            "principal": _str(env.get("principal"))
+            or meta_value("principal")
+            or _str(identity.get("principal")),
             "session_id": _str(env.get("sessionId")) or meta_value("sessionId"),
             "conversation_id": _str(identity.get("conversationId")),
             "trace_id": meta_value("traceId"),
@@ -742,12 +771,15 @@ class _RunExtractor:
             "outcome": outcome["outcome"],
             "outcome_channel": outcome.get("channel"),
             "outcome_detail": dumps(outcome),
-            "iterations": _int(end.get("iterationCount")) or len(self.by_type.get("agent.iteration_start", [])),
+            "iterations": _int(end.get("iterationCount"))
+            or len(self.by_type.get("agent.iteration_start", [])),
             "tokens_in": _int(end.get("totalInputTokens")),
             "tokens_out": _int(end.get("totalOutputTokens")),
             "duration_ms": _int(end.get("durationMs")),
             "tool_calls": len(calls),
-            "failed_calls": sum(1 for c in calls.values() if c["error"] or c["status"] in ("failure", "invalid", "denied")),
+            "failed_calls": sum(
+                1 for c in calls.values() if c["error"] or c["status"] in ("failure", "invalid", "denied")
+            ),
             "findings": len(findings),
             "negative_claims": sum(1 for f in findings if f["kind"].startswith("negative-claim")),
             "coverage_gaps": gaps,

@@ -115,8 +115,10 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
         return Failure(item.origin, "too-deep", f"{item.origin}: JSON nested too deeply to read safely", sha)
     except Exception as exc:  # noqa: BLE001 - one bad input must never stop the batch
         return Failure(
-            item.origin, "unreadable-recording",
-            f"{item.origin}: could not be extracted ({type(exc).__name__}: {exc})", sha,
+            item.origin,
+            "unreadable-recording",
+            f"{item.origin}: could not be extracted ({type(exc).__name__}: {exc})",
+            sha,
         )
 
 
@@ -197,7 +199,9 @@ def _prepared(
             try:
                 result = future.result()
             except Exception as exc:  # noqa: BLE001 - a dead worker is one item's failure
-                result = Failure(item.origin, "worker-failed", f"{item.origin}: worker process failed ({exc})")
+                result = Failure(
+                    item.origin, "worker-failed", f"{item.origin}: worker process failed ({exc})"
+                )
             nxt = next(queue, None)
             if nxt is not None:
                 pending.append((nxt, pool.submit(prepare, nxt, db_path)))

@@ -13,15 +13,50 @@ from sqlite_utils import Database
 from store.errors import NotFound
 
 RUN_LIST_COLUMNS = (
-    "key", "run_id", "agent_id", "tenant", "principal", "session_id", "conversation_id", "started_at",
-    "started_ms", "outcome", "outcome_channel", "tool_calls", "failed_calls", "findings", "negative_claims",
-    "coverage_gaps", "evictions", "iterations", "complete", "dropped_events", "starts_mid_run", "model",
+    "key",
+    "run_id",
+    "agent_id",
+    "tenant",
+    "principal",
+    "session_id",
+    "conversation_id",
+    "started_at",
+    "started_ms",
+    "outcome",
+    "outcome_channel",
+    "tool_calls",
+    "failed_calls",
+    "findings",
+    "negative_claims",
+    "coverage_gaps",
+    "evictions",
+    "iterations",
+    "complete",
+    "dropped_events",
+    "starts_mid_run",
+    "model",
     "pack_versions",
 )
 JSON_COLUMNS = {
-    "args", "result", "render", "grain", "provenance", "clarify", "codes", "refs", "dropped_tools",
-    "removed_stage_ids", "call_ids", "pack_versions", "outcome_detail", "envelope", "payload", "record",
-    "refused", "args_invalid", "envelope_run",
+    "args",
+    "result",
+    "render",
+    "grain",
+    "provenance",
+    "clarify",
+    "codes",
+    "refs",
+    "dropped_tools",
+    "removed_stage_ids",
+    "call_ids",
+    "pack_versions",
+    "outcome_detail",
+    "envelope",
+    "payload",
+    "record",
+    "refused",
+    "args_invalid",
+    "envelope_run",
 }
 
 
@@ -37,7 +72,9 @@ def _loads(value: Any) -> Any:
 def _rows(db: Database, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[dict[str, Any]]:
     cur = db.execute(sql, params or [])
     names = [d[0] for d in cur.description]
-    return [{n: (_loads(v) if n in JSON_COLUMNS else v) for n, v in zip(names, row, strict=True)} for row in cur]
+    return [
+        {n: (_loads(v) if n in JSON_COLUMNS else v) for n, v in zip(names, row, strict=True)} for row in cur
+    ]
 
 
 def _run_out(row: dict[str, Any]) -> dict[str, Any]:
@@ -167,7 +204,9 @@ def get_run(db: Database, ident: str) -> dict[str, Any]:
         {k: v for k, v in e.items() if k not in ("run_key", "record")}
         for e in _rows(db, "SELECT * FROM evictions WHERE run_key = ? ORDER BY ordinal", [key])
     ]
-    run["findings"] = [_finding_out(f) for f in _rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])]
+    run["findings"] = [
+        _finding_out(f) for f in _rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])
+    ]
     return run
 
 
@@ -177,7 +216,8 @@ def _finding_out(f: dict[str, Any]) -> dict[str, Any]:
     f["truncated"] = bool(f["truncated"])
     f["span"] = None if f["span_start"] is None else {"start": f["span_start"], "end": f["span_end"]}
     f["span_utf16"] = (
-        None if f["span_start_u16"] is None and f["span_end_u16"] is None
+        None
+        if f["span_start_u16"] is None and f["span_end_u16"] is None
         else {"start": f["span_start_u16"], "end": f["span_end_u16"]}
     )
     for k in ("span_start", "span_end", "span_start_u16", "span_end_u16", "payload"):
@@ -214,7 +254,8 @@ def list_findings(
 
 def list_quarantine(db: Database) -> list[dict[str, Any]]:
     return _rows(
-        db, "SELECT path, code, reason, sha256, first_seen, last_seen, times FROM quarantine ORDER BY path, code"
+        db,
+        "SELECT path, code, reason, sha256, first_seen, last_seen, times FROM quarantine ORDER BY path, code",
     )
 
 

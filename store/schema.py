@@ -14,31 +14,120 @@ migrations = Migrations("footprint-reviewer")
 #: Columns of each extracted table, in insert order (the writer builds tuples from these).
 COLUMNS: dict[str, tuple[str, ...]] = {
     "runs": (
-        "key", "recording_id", "recording_sha", "run_id", "agent_id", "model", "provider", "tenant",
-        "principal", "session_id", "conversation_id", "trace_id", "correlation_id", "started_at",
-        "started_ms", "ended_ms", "complete", "dropped_events", "first_retained_index", "starts_mid_run",
-        "events", "prompt", "answer", "outcome", "outcome_channel", "outcome_detail", "iterations",
-        "tokens_in", "tokens_out", "duration_ms", "tool_calls", "failed_calls", "findings", "negative_claims",
-        "coverage_gaps", "evictions", "pack_versions",
+        "key",
+        "recording_id",
+        "recording_sha",
+        "run_id",
+        "agent_id",
+        "model",
+        "provider",
+        "tenant",
+        "principal",
+        "session_id",
+        "conversation_id",
+        "trace_id",
+        "correlation_id",
+        "started_at",
+        "started_ms",
+        "ended_ms",
+        "complete",
+        "dropped_events",
+        "first_retained_index",
+        "starts_mid_run",
+        "events",
+        "prompt",
+        "answer",
+        "outcome",
+        "outcome_channel",
+        "outcome_detail",
+        "iterations",
+        "tokens_in",
+        "tokens_out",
+        "duration_ms",
+        "tool_calls",
+        "failed_calls",
+        "findings",
+        "negative_claims",
+        "coverage_gaps",
+        "evictions",
+        "pack_versions",
     ),
     "tool_calls": (
-        "run_key", "call_id", "seq", "ordinal", "tool_name", "args", "result", "error", "status",
-        "duration_ms", "iteration", "stage", "parallel_count", "completed", "refused", "args_invalid",
-        "repeated", "has_semantics", "absent",
+        "run_key",
+        "call_id",
+        "seq",
+        "ordinal",
+        "tool_name",
+        "args",
+        "result",
+        "error",
+        "status",
+        "duration_ms",
+        "iteration",
+        "stage",
+        "parallel_count",
+        "completed",
+        "refused",
+        "args_invalid",
+        "repeated",
+        "has_semantics",
+        "absent",
     ),
     "semantics": (
-        "run_key", "call_id", "seq", "tool_name", "render_default", "render", "grain", "provenance",
-        "clarify", "clarify_considered", "facts_count", "series_count", "edges_count", "envelope",
+        "run_key",
+        "call_id",
+        "seq",
+        "tool_name",
+        "render_default",
+        "render",
+        "grain",
+        "provenance",
+        "clarify",
+        "clarify_considered",
+        "facts_count",
+        "series_count",
+        "edges_count",
+        "envelope",
     ),
     "coverage": ("run_key", "call_id", "tool_name", "list", "what", "why", "origin", "looked_for"),
     "evictions": (
-        "id", "run_key", "ordinal", "seq", "iteration", "strategy", "stage", "dropped_tools",
-        "removed_stage_ids", "call_ids", "removed_messages", "origin", "record",
+        "id",
+        "run_key",
+        "ordinal",
+        "seq",
+        "iteration",
+        "strategy",
+        "stage",
+        "dropped_tools",
+        "removed_stage_ids",
+        "call_ids",
+        "removed_messages",
+        "origin",
+        "record",
     ),
     "findings": (
-        "id", "run_key", "run_id", "seq", "kind", "field", "codes", "message", "span_start_u16",
-        "span_end_u16", "span_start", "span_end", "span_text", "placeable", "pack_version", "iteration",
-        "refs", "advisory", "truncated", "tool_name", "call_id", "payload",
+        "id",
+        "run_key",
+        "run_id",
+        "seq",
+        "kind",
+        "field",
+        "codes",
+        "message",
+        "span_start_u16",
+        "span_end_u16",
+        "span_start",
+        "span_end",
+        "span_text",
+        "placeable",
+        "pack_version",
+        "iteration",
+        "refs",
+        "advisory",
+        "truncated",
+        "tool_name",
+        "call_id",
+        "payload",
     ),
     "events": ("run_key", "seq", "type", "stage", "wall_ms", "iteration", "call_id", "summary"),
 }
@@ -94,14 +183,16 @@ def m001_core(db: Database) -> None:
     db.execute(f"""
         CREATE TABLE runs (
             key TEXT PRIMARY KEY, recording_id INTEGER NOT NULL REFERENCES recordings(id),
-            {', '.join(c for c in cols if c not in ('key', 'recording_id'))}
+            {", ".join(c for c in cols if c not in ("key", "recording_id"))}
         )""")
     db.execute("CREATE INDEX runs_order ON runs(started_ms DESC, key DESC)")
     db.execute("CREATE INDEX runs_run_id ON runs(run_id)")
     db.execute("CREATE INDEX runs_recording ON runs(recording_id)")
     db.execute("CREATE INDEX runs_outcome ON runs(outcome, started_ms DESC, key DESC)")
     db.execute("CREATE INDEX runs_agent ON runs(agent_id, started_ms DESC, key DESC)")
-    db.execute(f"CREATE TABLE tool_calls ({', '.join(COLUMNS['tool_calls'])}, PRIMARY KEY (run_key, call_id))")
+    db.execute(
+        f"CREATE TABLE tool_calls ({', '.join(COLUMNS['tool_calls'])}, PRIMARY KEY (run_key, call_id))"
+    )
     db.execute(f"CREATE TABLE semantics ({', '.join(COLUMNS['semantics'])}, PRIMARY KEY (run_key, call_id))")
     db.execute(f"CREATE TABLE coverage ({', '.join(COLUMNS['coverage'])})")
     db.execute("CREATE INDEX coverage_run ON coverage(run_key, call_id)")
@@ -110,15 +201,49 @@ def m001_core(db: Database) -> None:
     db.execute(f"CREATE TABLE findings ({', '.join(COLUMNS['findings'])}, PRIMARY KEY (id))")
     db.execute("CREATE INDEX findings_run ON findings(run_key, seq)")
     db.execute("CREATE INDEX findings_kind ON findings(kind, id)")
-    db.execute(f"CREATE TABLE events ({', '.join(COLUMNS['events'])}, PRIMARY KEY (run_key, seq)) WITHOUT ROWID")
+    db.execute(
+        f"CREATE TABLE events ({', '.join(COLUMNS['events'])}, PRIMARY KEY (run_key, seq)) WITHOUT ROWID"
+    )
     db.execute("""
         CREATE TABLE search_docs (
-            id INTEGER PRIMARY KEY, run_key TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL
+            id INTEGER PRIMARY KEY, run_key TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL, text TEXT NOT NULL
         )""")
     db.execute("CREATE INDEX search_docs_run ON search_docs(run_key)")
     db.execute(
-        "CREATE VIRTUAL TABLE search USING fts5(text, content='', tokenize='unicode61 remove_diacritics 2')"
+        "CREATE VIRTUAL TABLE search USING fts5(text, content='search_docs', content_rowid='id', "
+        "tokenize='unicode61 remove_diacritics 2')"
     )
+
+
+@migrations()
+def m002_labels(db: Database) -> None:
+    """Append-only labels: one row per judgement; undo appends; the current label is the latest row."""
+    db.execute("""
+        CREATE TABLE labels (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            target_id TEXT NOT NULL,
+            target_kind TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            note TEXT,
+            reviewer TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            undoes TEXT,
+            run_key TEXT,
+            run_id TEXT,
+            field TEXT,
+            span_start INTEGER,
+            span_end INTEGER,
+            span_text TEXT,
+            list TEXT
+        )""")
+    db.execute("CREATE INDEX labels_target ON labels(target_id, reviewer, id)")
+    db.execute("CREATE INDEX labels_reviewer ON labels(reviewer, id)")
+    db.execute("""
+        CREATE VIEW current_labels AS
+        SELECT l.* FROM labels l
+        WHERE l.id = (SELECT max(id) FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer)
+          AND l.verdict != 'cleared'""")
 
 
 SCHEMA_VERSION = len(migrations._migrations)

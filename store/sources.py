@@ -102,7 +102,8 @@ def _iter_file(path: Path, size: int) -> Iterator[SourceItem | SourceProblem]:
         yield from artifacts.iter_sqlite_artifacts(path)
     elif _starts_with(path, b"SQLite format 3\x00"):
         yield SourceProblem(
-            str(path), "not-an-artifact-store",
+            str(path),
+            "not-an-artifact-store",
             f"{path}: an SQLite database without the framework's af_artifacts table (not a recording store)",
         )
     else:
@@ -170,7 +171,9 @@ def read_source(item: SourceItem) -> bytes:
             with open(item.path, "rb") as fh:
                 return fh.read()
         except OSError as exc:
-            raise RecordingError("unreadable", f"{item.origin}: cannot be read ({exc.strerror or exc})") from exc
+            raise RecordingError(
+                "unreadable", f"{item.origin}: cannot be read ({exc.strerror or exc})"
+            ) from exc
     if item.container == "bundle":
         assert item.member is not None
         try:

@@ -26,7 +26,7 @@ class Prepared:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def recording_exists(db: Database, sha256: str) -> int | None:
@@ -92,8 +92,10 @@ def insert_rows(db: Database, rec_id: int, x: Extracted) -> None:
     if x.search:
         cur = conn.execute("SELECT coalesce(max(id), 0) FROM search_docs")
         base = int(cur.fetchone()[0])
-        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"]) for n, d in enumerate(x.search)]
-        conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
+        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"], d["text"]) for n, d in enumerate(x.search)]
+        conn.executemany(
+            "INSERT INTO search_docs (id, run_key, kind, ref, text) VALUES (?, ?, ?, ?, ?)", docs
+        )
         conn.executemany(
             "INSERT INTO search (rowid, text) VALUES (?, ?)",
             [(base + n + 1, d["text"]) for n, d in enumerate(x.search)],
@@ -112,3 +114,17 @@ def write_quarantine(db: Database, path: str, code: str, reason: str, sha256: st
                  times = quarantine.times + 1""",
             [path, sha256, code, reason, stamp, stamp],
         )
+
+
+def delete_extracted(db: Database, recording_id: int) -> None:
+    """Remove every extracted row of one recording (inside the caller's transaction); labels stay."""
+    keys = [r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ?", [recording_id])]
+    for key in keys:
+        db.execute(
+            "INSERT INTO search (search, rowid, text) SELECT 'delete', id, text FROM search_docs WHERE run_key = ?",
+            [key],
+        )
+        db.execute("DELETE FROM search_docs WHERE run_key = ?", [key])
+        for table in ("tool_calls", "semantics", "coverage", "evictions", "findings", "events"):
+            db.execute(f"DELETE FROM {table} WHERE run_key = ?", [key])
+    db.execute("DELETE FROM runs WHERE recording_id = ?", [recording_id])

@@ -11,6 +11,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
+from store import artifacts
+from store.errors import RecordingError
+from store.sources import SourceItem, SourceProblem, iter_sources, read_source
 from tests.artifact_fixtures import (
     RECORDINGS,
     Scope,
@@ -24,10 +28,6 @@ from tests.artifact_fixtures import (
     recording_text,
     scope_dir,
 )
-
-from store import artifacts
-from store.errors import RecordingError
-from store.sources import SourceItem, SourceProblem, iter_sources, read_source
 
 PLAIN = "plain-tool-run.json"
 MULTI = "multi-turn-conversation-identity.json"

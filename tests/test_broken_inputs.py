@@ -31,12 +31,18 @@ CASES: dict[str, tuple[bytes, str, str]] = {
         "unknown-format",
         "unsupported envelope format",
     ),
-    "deep.json": (b'{"snapshot": ' + b"[" * 100_000 + b"]" * 100_000 + b', "events": []}', "too-deep", "nested too deeply"),
+    "deep.json": (
+        b'{"snapshot": ' + b"[" * 100_000 + b"]" * 100_000 + b', "events": []}',
+        "too-deep",
+        "nested too deeply",
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_each_broken_file_is_quarantined_with_its_reason(db: Database, db_path: Path, tmp_path: Path, name: str) -> None:
+def test_each_broken_file_is_quarantined_with_its_reason(
+    db: Database, db_path: Path, tmp_path: Path, name: str
+) -> None:
     content, code, words = CASES[name]
     bad = tmp_path / name
     bad.write_bytes(content)
@@ -50,12 +56,16 @@ def test_each_broken_file_is_quarantined_with_its_reason(db: Database, db_path: 
 
 def test_quarantine_does_not_touch_what_is_stored(db: Database, db_path: Path, tmp_path: Path) -> None:
     ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
-    before = db.execute("SELECT count(*), (SELECT count(*) FROM findings), (SELECT count(*) FROM tool_calls) FROM runs").fetchone()
+    before = db.execute(
+        "SELECT count(*), (SELECT count(*) FROM findings), (SELECT count(*) FROM tool_calls) FROM runs"
+    ).fetchone()
     for name, (content, _, _) in CASES.items():
         (tmp_path / name).write_bytes(content)
     report = ingest(db, [tmp_path], db_path=str(db_path))
     assert len(report.quarantined) == len(CASES) and report.stored == 0
-    after = db.execute("SELECT count(*), (SELECT count(*) FROM findings), (SELECT count(*) FROM tool_calls) FROM runs").fetchone()
+    after = db.execute(
+        "SELECT count(*), (SELECT count(*) FROM findings), (SELECT count(*) FROM tool_calls) FROM runs"
+    ).fetchone()
     assert before == after
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -113,14 +123,23 @@ def test_bundle_bomb_is_refused_before_unpacking(db: Database, db_path: Path, tm
 def test_unknown_keys_and_event_types_are_kept_not_fatal(db: Database, db_path: Path, tmp_path: Path) -> None:
     doc = json.loads(GOOD.read_text())
     doc["futureTopLevel"] = {"x": 1}
-    doc["events"].insert(3, {"type": "agentfootprint.future.thing", "payload": {"new": True},
-                             "meta": dict(doc["events"][3]["meta"])})
+    doc["events"].insert(
+        3,
+        {
+            "type": "agentfootprint.future.thing",
+            "payload": {"new": True},
+            "meta": dict(doc["events"][3]["meta"]),
+        },
+    )
     doc["events"][0]["payload"]["brandNewKey"] = [1, 2]
     path = tmp_path / "drift.json"
     path.write_text(json.dumps(doc))
     report = ingest(db, [path], db_path=str(db_path))
     assert report.stored == 1 and report.quarantined == []
-    assert db.execute("SELECT count(*) FROM events WHERE type = 'agentfootprint.future.thing'").fetchone()[0] == 1
+    assert (
+        db.execute("SELECT count(*) FROM events WHERE type = 'agentfootprint.future.thing'").fetchone()[0]
+        == 1
+    )
     from store.queries import original_bytes
 
     sha = db.execute("SELECT sha256 FROM recordings").fetchone()[0]

@@ -11,8 +11,20 @@ from click.testing import CliRunner
 from reviewer.cli import cli
 from tests.conftest import SHARED_RECORDINGS
 
-RUN_FIELDS = {"run_id", "run_key", "agent_id", "outcome", "tool_calls", "findings", "started_at",
-              "coverage_gaps", "evictions", "tenant", "principal", "session_id"}
+RUN_FIELDS = {
+    "run_id",
+    "run_key",
+    "agent_id",
+    "outcome",
+    "tool_calls",
+    "findings",
+    "started_at",
+    "coverage_gaps",
+    "evictions",
+    "tenant",
+    "principal",
+    "session_id",
+}
 FINDING_FIELDS = {"id", "run_id", "kind", "codes", "message", "span_text", "placeable", "pack_version"}
 
 
@@ -34,7 +46,7 @@ def _json(args: list[str]) -> object:
 def test_runs_json_fields_and_filters(ingested: Path) -> None:
     runs = _json(["runs", "--json", "--db", str(ingested)])
     assert isinstance(runs, list) and len(runs) == 25
-    assert all(RUN_FIELDS <= set(r) for r in runs)
+    assert all(set(r) >= RUN_FIELDS for r in runs)
     refused = _json(["runs", "--json", "--outcome", "refused", "--db", str(ingested)])
     assert [r["run_id"] for r in refused] == ["run-1796002023213-3"]
     with_findings = _json(["runs", "--json", "--has-findings", "--db", str(ingested)])
@@ -62,7 +74,7 @@ def test_show_unknown_run_is_a_clear_error(ingested: Path) -> None:
 
 def test_findings_json(ingested: Path) -> None:
     findings = _json(["findings", "--json", "--db", str(ingested)])
-    assert findings and all(FINDING_FIELDS <= set(f) for f in findings)
+    assert findings and all(set(f) >= FINDING_FIELDS for f in findings)
     dangling = _json(["findings", "--json", "--kind", "dangling-reference", "--db", str(ingested)])
     assert [f["run_id"] for f in dangling] == ["run-1796001996843-1"]
     of_run = _json(["findings", "--json", "--run", "run-1796002007389-1", "--db", str(ingested)])
@@ -73,7 +85,9 @@ def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:
     db = tmp_path / "q.db"
     bad = tmp_path / "bad.json"
     bad.write_text('{"events": [')
-    result = CliRunner().invoke(cli, ["ingest", str(bad), str(SHARED_RECORDINGS / "plain-tool-run.json"), "--db", str(db)])
+    result = CliRunner().invoke(
+        cli, ["ingest", str(bad), str(SHARED_RECORDINGS / "plain-tool-run.json"), "--db", str(db)]
+    )
     assert result.exit_code == 1
     assert "1 stored" in result.output and "1 quarantined" in result.output
     rows = _json(["quarantine", "--json", "--db", str(db)])
@@ -82,8 +96,10 @@ def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:
 
 
 def test_ingest_json_summary(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["ingest", str(SHARED_RECORDINGS / "plain-tool-run.json"), "--json",
-                                      "--db", str(tmp_path / "j.db")])
+    result = CliRunner().invoke(
+        cli,
+        ["ingest", str(SHARED_RECORDINGS / "plain-tool-run.json"), "--json", "--db", str(tmp_path / "j.db")],
+    )
     assert result.exit_code == 0
     summary = json.loads(result.stdout)
     assert (summary["stored"], summary["runs"], summary["quarantined"]) == (1, 1, [])

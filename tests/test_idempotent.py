@@ -11,7 +11,17 @@ from store.db import open_database
 from store.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 
-TABLES = ("recordings", "runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events", "search_docs")
+TABLES = (
+    "recordings",
+    "runs",
+    "tool_calls",
+    "semantics",
+    "coverage",
+    "evictions",
+    "findings",
+    "events",
+    "search_docs",
+)
 
 
 def _counts(db: Database) -> dict[str, int]:

@@ -27,8 +27,10 @@ def test_bare_and_compact_envelope(db: Database, db_path: Path) -> None:
     forms = _sources(db)
     assert forms[str(SHARED_RECORDINGS / "plain-tool-run.json")] == "bare"
     assert forms[str(SHARED_RECORDINGS / "envelope-conversation-turn1.json")] == "envelope"
-    row = db.execute("SELECT tenant, principal, session_id, complete, agent_id FROM runs WHERE run_id = ?",
-                     ["run-1796002044543-4"]).fetchone()
+    row = db.execute(
+        "SELECT tenant, principal, session_id, complete, agent_id FROM runs WHERE run_id = ?",
+        ["run-1796002044543-4"],
+    ).fetchone()
     assert row == ("acme-corp", "user-4471", "sess-2f9c", 1, "support-desk")
 
 
@@ -38,7 +40,10 @@ def test_pretty_printed_envelope(db: Database, db_path: Path, tmp_path: Path) ->
     pretty.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
     report = ingest(db, [pretty], db_path=str(db_path))
     assert (report.stored, report.quarantined) == (1, [])
-    assert db.execute("SELECT form, agentfootprint_version FROM recordings").fetchone() == ("envelope", "9.62.0")
+    assert db.execute("SELECT form, agentfootprint_version FROM recordings").fetchone() == (
+        "envelope",
+        "9.62.0",
+    )
 
 
 def test_bug_report_bundle(db: Database, db_path: Path, tmp_path: Path) -> None:
@@ -50,10 +55,15 @@ def test_bug_report_bundle(db: Database, db_path: Path, tmp_path: Path) -> None:
         zf.writestr("narrative.txt", "...")
     report = ingest(db, [bundle], db_path=str(db_path))
     assert (report.stored, report.quarantined) == (1, [])
-    assert db.execute("SELECT source, container FROM recordings").fetchone() == (f"{bundle}!envelope.json", "bundle")
+    assert db.execute("SELECT source, container FROM recordings").fetchone() == (
+        f"{bundle}!envelope.json",
+        "bundle",
+    )
 
 
-def test_bundle_with_recording_json_when_run_not_complete(db: Database, db_path: Path, tmp_path: Path) -> None:
+def test_bundle_with_recording_json_when_run_not_complete(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
     bundle = tmp_path / "bug2.zip"
     with zipfile.ZipFile(bundle, "w") as zf:
         zf.writestr("manifest.json", "{}")

@@ -13,7 +13,9 @@ def _imports(path: Path) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] if a.name.split(".")[0] != "reviewer" else a.name for a in node.names}
+            names |= {
+                a.name.split(".")[0] if a.name.split(".")[0] != "reviewer" else a.name for a in node.names
+            }
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
@@ -25,7 +27,9 @@ def _py(folder: str) -> list[Path]:
 
 def test_store_imports_neither_textual_nor_reviewer() -> None:
     offenders = {
-        str(p.relative_to(REPO)): sorted(n for n in _imports(p) if n.split(".")[0] in ("textual", "reviewer", "rich"))
+        str(p.relative_to(REPO)): sorted(
+            n for n in _imports(p) if n.split(".")[0] in ("textual", "reviewer", "rich")
+        )
         for p in _py("store")
     }
     assert {k: v for k, v in offenders.items() if v} == {}

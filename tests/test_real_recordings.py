@@ -53,12 +53,18 @@ def independent_reading(path: Path) -> dict[str, dict[str, Any]]:
     shared = (doc.get("recording", doc).get("snapshot") or {}).get("sharedState", {})
     out: dict[str, dict[str, Any]] = {}
     for rid, evs in runs.items():
-        call_ids = {e["payload"]["toolCallId"] for e in evs if _t(e) in ("stream.tool_start", "stream.tool_end")}
+        call_ids = {
+            e["payload"]["toolCallId"] for e in evs if _t(e) in ("stream.tool_start", "stream.tool_end")
+        }
         items = set()
         for e in evs:
             p = e["payload"]
             if _t(e) in ("tools.absent", "tools.coverage_declared"):
-                for src, lst in (("checked", "checked"), ("notChecked", "not_checked"), ("cannotCover", "cannot_cover")):
+                for src, lst in (
+                    ("checked", "checked"),
+                    ("notChecked", "not_checked"),
+                    ("cannotCover", "cannot_cover"),
+                ):
                     items |= {(p["toolCallId"], lst, i["what"]) for i in p.get(src, [])}
             if _t(e) == "tools.semantics_declared":
                 cov = p["semantics"].get("coverage", {})
@@ -109,12 +115,24 @@ def test_each_recording_matches_an_independent_reading(ingested: Database, path:
     for run_id, key, tool_calls, gaps, evictions, outcome in rows:
         exp = expected[run_id]
         assert tool_calls == exp["tool_calls"]
-        assert ingested.execute("SELECT count(*) FROM tool_calls WHERE run_key = ?", [key]).fetchone()[0] == tool_calls
-        assert ingested.execute("SELECT count(*) FROM coverage WHERE run_key = ?", [key]).fetchone()[0] == exp["coverage"]
+        assert (
+            ingested.execute("SELECT count(*) FROM tool_calls WHERE run_key = ?", [key]).fetchone()[0]
+            == tool_calls
+        )
+        assert (
+            ingested.execute("SELECT count(*) FROM coverage WHERE run_key = ?", [key]).fetchone()[0]
+            == exp["coverage"]
+        )
         assert gaps == exp["gaps"]
         assert evictions == exp["evictions"]
-        kinds = dict(ingested.execute("SELECT kind, count(*) FROM findings WHERE run_key = ? GROUP BY kind", [key]).fetchall())
-        context_kinds = sum(v for k, v in kinds.items() if k not in ("coverage-gap", "withheld-answer", "evidence-gate"))
+        kinds = dict(
+            ingested.execute(
+                "SELECT kind, count(*) FROM findings WHERE run_key = ? GROUP BY kind", [key]
+            ).fetchall()
+        )
+        context_kinds = sum(
+            v for k, v in kinds.items() if k not in ("coverage-gap", "withheld-answer", "evidence-gate")
+        )
         assert context_kinds == exp["context_errors"]
         assert kinds.get("evidence-gate", 0) == exp["gate_findings"]
         assert kinds.get("coverage-gap", 0) == exp["gaps"]
@@ -133,9 +151,7 @@ def test_withheld_answers_are_never_reported_delivered(ingested: Database) -> No
     denied = rows[str(SHARED_RECORDINGS / "answer-withheld-by-output-middleware.json")]
     assert (refused, denied) == ("refused", "denied")
     # the text that never reached the person is still kept, as the withheld draft
-    answer = ingested.execute(
-        "SELECT answer FROM runs WHERE outcome = 'denied'"
-    ).fetchone()[0]
+    answer = ingested.execute("SELECT answer FROM runs WHERE outcome = 'denied'").fetchone()[0]
     assert "hunter2" in answer
 
 
@@ -151,7 +167,8 @@ def test_dangling_reference_eviction_maps_back_to_the_dropped_call(ingested: Dat
     assert json.loads(first[2]) == ["whats_here"]
     assert "h1" in json.loads(first[3])  # whats_here was call h1, run at stage tool-calls#23
     finding = ingested.execute(
-        "SELECT tool_name, iteration, refs FROM findings WHERE run_key = ? AND kind = 'dangling-reference'", [key]
+        "SELECT tool_name, iteration, refs FROM findings WHERE run_key = ? AND kind = 'dangling-reference'",
+        [key],
     ).fetchone()
     assert finding[0] == "screen_fire" and finding[1] == 4
     assert {"kind": "tool", "id": "whats_here"} in json.loads(finding[2])
@@ -167,7 +184,10 @@ def test_capped_envelope_states_what_was_dropped(ingested: Database) -> None:
         "SELECT r.dropped_events, r.starts_mid_run FROM runs r JOIN recordings c ON c.id = r.recording_id "
         "WHERE c.source LIKE '%/capped-recording%'"
     ).fetchone()
-    assert bare == (None, 1)  # a bare capped recording cannot say how much it lost, only that it starts mid-run
+    assert bare == (
+        None,
+        1,
+    )  # a bare capped recording cannot say how much it lost, only that it starts mid-run
 
 
 def test_semantic_render_hints_are_kept(ingested: Database) -> None:

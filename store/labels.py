@@ -1,0 +1,262 @@
+"""Labels: append-only judgements by named reviewers, with undo by appending and a full history.
+
+A label targets a finding id (stable across re-ingest and re-extraction) or a missed negative: words of an
+answer the detector did not flag, keyed by a stable id of (run, span, list). Labels never reference rows
+by rowid, so they survive everything but an explicit delete, which nothing here offers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.db import write_lock
+from store.errors import NotFound, StoreError
+from store.writer import now_iso
+
+FINDING_VERDICTS = ("tp", "fp", "unsure")
+WITHHELD_VERDICTS = ("justified", "wrong")
+MISSED_LISTS = ("none", "complete")
+VERDICTS = FINDING_VERDICTS + WITHHELD_VERDICTS + ("missed",)
+LABEL_FIELDS = (
+    "uid",
+    "target_id",
+    "target_kind",
+    "verdict",
+    "note",
+    "reviewer",
+    "created_at",
+    "undoes",
+    "run_key",
+    "run_id",
+    "field",
+    "span_start",
+    "span_end",
+    "span_text",
+    "list",
+)
+
+
+class LabelError(StoreError):
+    """A label that cannot be written as asked (unknown verdict, wrong kind of target...)."""
+
+
+@dataclass(frozen=True)
+class Missed:
+    """Words of an answer that a reviewer says carry a negative the detector missed."""
+
+    run_key: str
+    start: int
+    end: int
+    list_name: str
+
+
+def missed_id(run_key: str, start: int, end: int, list_name: str) -> str:
+    digest = hashlib.sha256(f"{run_key}\x1f{start}\x1f{end}\x1f{list_name}".encode()).hexdigest()
+    return f"m-{digest[:20]}"
+
+
+def _insert(db: Database, row: dict[str, Any]) -> dict[str, Any]:
+    row = {k: row.get(k) for k in LABEL_FIELDS}
+    cols = ", ".join(LABEL_FIELDS)
+    db.execute(
+        f"INSERT INTO labels ({cols}) VALUES ({', '.join('?' for _ in LABEL_FIELDS)})",
+        [row[k] for k in LABEL_FIELDS],
+    )
+    return row
+
+
+def label_finding(
+    db: Database, finding_id: str, verdict: str, reviewer: str, note: str | None = None
+) -> dict[str, Any]:
+    """Append a verdict on a finding. Withheld answers take justified/wrong; other findings tp/fp/unsure."""
+    row = db.execute("SELECT kind, run_key, run_id FROM findings WHERE id = ?", [finding_id]).fetchone()
+    if row is None:
+        raise NotFound(f"no finding {finding_id!r} in this database")
+    kind, run_key, run_id = row
+    allowed = WITHHELD_VERDICTS + ("unsure",) if kind == "withheld-answer" else FINDING_VERDICTS
+    if verdict not in allowed:
+        raise LabelError(
+            f"verdict {verdict!r} does not apply to a {kind} finding (use one of {', '.join(allowed)})"
+        )
+    with write_lock(db):
+        return _insert(
+            db,
+            {
+                "uid": uuid.uuid4().hex,
+                "target_id": finding_id,
+                "target_kind": kind,
+                "verdict": verdict,
+                "note": note,
+                "reviewer": reviewer,
+                "created_at": now_iso(),
+                "run_key": run_key,
+                "run_id": run_id,
+            },
+        )
+
+
+def label_missed(
+    db: Database, run_key: str, start: int, end: int, list_name: str, reviewer: str, note: str | None = None
+) -> dict[str, Any]:
+    """Append a missed-negative label on answer[start:end] (Python indices) of a run."""
+    if list_name not in MISSED_LISTS:
+        raise LabelError(f"list must be one of {', '.join(MISSED_LISTS)}, not {list_name!r}")
+    row = db.execute("SELECT run_id, answer FROM runs WHERE key = ?", [run_key]).fetchone()
+    if row is None:
+        raise NotFound(f"no run {run_key!r} in this database")
+    run_id, answer = row
+    if answer is None or not (0 <= start < end <= len(answer)):
+        raise LabelError(f"span {start}..{end} does not fit the answer of {run_id}")
+    with write_lock(db):
+        return _insert(
+            db,
+            {
+                "uid": uuid.uuid4().hex,
+                "target_id": missed_id(run_key, start, end, list_name),
+                "target_kind": "missed-negative",
+                "verdict": "missed",
+                "note": note,
+                "reviewer": reviewer,
+                "created_at": now_iso(),
+                "run_key": run_key,
+                "run_id": run_id,
+                "field": "answer",
+                "span_start": start,
+                "span_end": end,
+                "span_text": answer[start:end],
+                "list": list_name,
+            },
+        )
+
+
+def find_text(db: Database, run_key: str, text: str) -> tuple[int, int]:
+    """The first place `text` occurs in a run's answer (for `reviewer label --missed --text`)."""
+    row = db.execute("SELECT answer FROM runs WHERE key = ?", [run_key]).fetchone()
+    if row is None:
+        raise NotFound(f"no run {run_key!r} in this database")
+    answer = row[0] or ""
+    at = answer.find(text)
+    if at < 0:
+        at = answer.casefold().find(text.casefold())
+    if at < 0 or not text:
+        raise LabelError(f"the answer of {run_key} does not contain {text!r}")
+    return at, at + len(text)
+
+
+def undo_last(db: Database, reviewer: str, target_id: str | None = None) -> dict[str, Any] | None:
+    """Undo the reviewer's latest effective label (on `target_id`, or anywhere) by appending a row.
+
+    The appended row restores what the reviewer had before (or 'cleared'). Returns it, or None.
+    """
+    with write_lock(db):
+        where, params = "reviewer = ? AND verdict != 'cleared' AND undoes IS NULL", [reviewer]
+        if target_id:
+            where += " AND target_id = ?"
+            params.append(target_id)
+        undone_uids = {
+            r[0]
+            for r in db.execute(
+                "SELECT undoes FROM labels WHERE reviewer = ? AND undoes IS NOT NULL", [reviewer]
+            )
+        }
+        candidates = db.execute(f"SELECT * FROM labels WHERE {where} ORDER BY id DESC", params)
+        names = [d[0] for d in candidates.description]
+        last = None
+        for values in candidates:
+            row = dict(zip(names, values, strict=True))
+            if row["uid"] not in undone_uids:
+                last = row
+                break
+        if last is None:
+            return None
+        previous = db.execute(
+            "SELECT verdict, note FROM labels WHERE target_id = ? AND reviewer = ? AND id < ? ORDER BY id DESC LIMIT 1",
+            [last["target_id"], reviewer, last["id"]],
+        ).fetchone()
+        restored = dict(last)
+        restored.update(
+            uid=uuid.uuid4().hex,
+            verdict=previous[0] if previous else "cleared",
+            note=previous[1] if previous else None,
+            created_at=now_iso(),
+            undoes=last["uid"],
+        )
+        return _insert(db, restored)
+
+
+def history(db: Database, target_id: str) -> list[dict[str, Any]]:
+    cur = db.execute("SELECT * FROM labels WHERE target_id = ? ORDER BY id", [target_id])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur]
+
+
+def current(db: Database, target_id: str) -> dict[str, str]:
+    """reviewer -> current verdict on a target."""
+    return dict(
+        db.execute("SELECT reviewer, verdict FROM current_labels WHERE target_id = ?", [target_id]).fetchall()
+    )
+
+
+def export_labels(db: Database) -> list[dict[str, Any]]:
+    """Every label row with its finding and run, oldest first (the history, not only current labels)."""
+    cur = db.execute(
+        """SELECT l.*, f.kind AS finding_kind, f.message AS finding_message, f.span_text AS finding_span_text,
+                  f.codes AS finding_codes, f.pack_version AS finding_pack_version
+           FROM labels l LEFT JOIN findings f ON f.id = l.target_id ORDER BY l.id"""
+    )
+    names = [d[0] for d in cur.description]
+    out = []
+    for values in cur:
+        row = dict(zip(names, values, strict=True))
+        row.pop("id")
+        out.append(row)
+    return out
+
+
+def import_labels(db: Database, rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """Load exported labels; rows already present (same uid) are skipped. Returns (added, skipped)."""
+    added = skipped = 0
+    with write_lock(db):
+        for n, row in enumerate(rows, start=1):
+            missing = [
+                k
+                for k in ("uid", "target_id", "target_kind", "verdict", "reviewer", "created_at")
+                if not row.get(k)
+            ]
+            if missing:
+                raise LabelError(f"label #{n}: missing {', '.join(missing)}")
+            if row["verdict"] not in VERDICTS + ("cleared",):
+                raise LabelError(f"label #{n}: unknown verdict {row['verdict']!r}")
+            if db.execute("SELECT 1 FROM labels WHERE uid = ?", [row["uid"]]).fetchone():
+                skipped += 1
+                continue
+            clean = {k: row.get(k) for k in LABEL_FIELDS}
+            for k in ("span_start", "span_end"):
+                value = clean[k]
+                if value is not None:
+                    clean[k] = int(value)
+            _insert(db, clean)
+            added += 1
+    return added, skipped
+
+
+def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
+    """(finding id, kind, {reviewer: current verdict}) for every finding and every missed-negative target."""
+    current_by_target: dict[str, dict[str, str]] = {}
+    kinds: dict[str, str] = {}
+    for target, kind, reviewer, verdict in db.execute(
+        "SELECT target_id, target_kind, reviewer, verdict FROM current_labels"
+    ):
+        current_by_target.setdefault(target, {})[reviewer] = verdict
+        kinds[target] = kind
+    out = [
+        (fid, kind, current_by_target.pop(fid, {}))
+        for fid, kind in db.execute("SELECT id, kind FROM findings")
+    ]
+    out.extend((target, kinds[target], by) for target, by in current_by_target.items())
+    return out

@@ -1,0 +1,46 @@
+"""Rebuild extracted rows from the stored originals, after an extractor upgrade or a schema change.
+
+Labels are keyed by stable finding ids, so they are untouched and re-attach to the rebuilt findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlite_utils import Database
+
+from store.db import write_lock
+from store.decode import decode_recording
+from store.errors import RecordingError
+from store.extract import extract
+from store.queries import original_bytes
+from store.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows
+
+
+def reextract(
+    db: Database, *, everything: bool = False, progress: Callable[[int, int], None] | None = None
+) -> tuple[int, list[tuple[str, str]]]:
+    """Re-extract recordings older than this extractor (or all). Returns (count, failures)."""
+    where = "" if everything else f"WHERE extractor_version < {EXTRACTOR_VERSION}"
+    todo = db.execute(f"SELECT id, sha256, source, container FROM recordings {where} ORDER BY id").fetchall()
+    failures: list[tuple[str, str]] = []
+    done = 0
+    for n, (rec_id, sha, source, container) in enumerate(todo, start=1):
+        data = original_bytes(db, sha)
+        try:
+            rec = decode_recording(data, source)
+        except RecordingError as exc:
+            failures.append((source, exc.message))
+            continue
+        x = extract(rec, sha256=sha, origin=source, container=container, size=len(data))
+        with write_lock(db):
+            delete_extracted(db, rec_id)
+            insert_rows(db, rec_id, x)
+            db.execute(
+                "UPDATE recordings SET extractor_version = ?, events = ?, runs = ? WHERE id = ?",
+                [EXTRACTOR_VERSION, x.recording["events"], x.recording["runs"], rec_id],
+            )
+        done += 1
+        if progress is not None:
+            progress(n, len(todo))
+    return done, failures

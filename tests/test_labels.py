@@ -1,0 +1,190 @@
+"""Labels: append-only, undo by appending, several reviewers, kappa, exports that round-trip, and
+labels that survive re-ingest, re-extraction and a concurrent process holding the database."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlite_utils import Database
+
+from reviewer.cli import cli
+from store import labels
+from store.ingest import ingest
+from store.reextract import reextract
+from tests.conftest import SHARED_RECORDINGS
+
+
+@pytest.fixture
+def loaded(db: Database, db_path: Path) -> Database:
+    ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    return db
+
+
+def _finding(db: Database, kind: str) -> str:
+    return db.execute("SELECT id FROM findings WHERE kind = ? ORDER BY id LIMIT 1", [kind]).fetchone()[0]
+
+
+def _invoke(args: list[str]) -> str:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_labels_are_append_only_and_undo_appends(loaded: Database) -> None:
+    fid = _finding(loaded, "unsupported-claim")
+    labels.label_finding(loaded, fid, "tp", "ann")
+    labels.label_finding(loaded, fid, "fp", "ann", note="the run never read that port")
+    assert labels.current(loaded, fid) == {"ann": "fp"}
+    labels.undo_last(loaded, "ann")
+    assert labels.current(loaded, fid) == {"ann": "tp"}
+    labels.undo_last(loaded, "ann")
+    assert labels.current(loaded, fid) == {}
+    assert labels.undo_last(loaded, "ann") is None
+    assert [h["verdict"] for h in labels.history(loaded, fid)] == ["tp", "fp", "tp", "cleared"]
+
+
+def test_withheld_answers_take_their_own_verdicts(loaded: Database) -> None:
+    fid = _finding(loaded, "withheld-answer")
+    with pytest.raises(labels.LabelError, match="does not apply"):
+        labels.label_finding(loaded, fid, "tp", "ann")
+    labels.label_finding(loaded, fid, "justified", "ann")
+    assert labels.current(loaded, fid) == {"ann": "justified"}
+
+
+def test_cli_two_reviewers_and_kappa(loaded: Database, db_path: Path) -> None:
+    ids = [
+        r[0]
+        for r in loaded.execute("SELECT id FROM findings WHERE kind = 'coverage-gap' ORDER BY id LIMIT 4")
+    ]
+    ann = ["tp", "tp", "fp", "fp"]
+    bob = ["tp", "fp", "fp", "fp"]
+    for fid, a, b in zip(ids, ann, bob, strict=True):
+        _invoke(["label", fid, "--verdict", a, "--reviewer", "ann", "--db", str(db_path)])
+        _invoke(["label", fid, "--verdict", b, "--reviewer", "bob", "--db", str(db_path)])
+    stats = json.loads(_invoke(["stats", "--json", "--db", str(db_path)]))
+    [pair] = stats["agreement"]
+    # by hand: po = 3/4; ann tp 2 fp 2, bob tp 1 fp 3 -> pe = (2*1 + 2*3)/16 = 0.5; kappa = (0.75-0.5)/0.5
+    assert pair["reviewers"] == ["ann", "bob"] and pair["shared"] == 4
+    assert pair["kappa"] == pytest.approx(0.5)
+    assert stats["kinds"]["coverage-gap"]["disagreement"] == 1
+    assert [d["target_id"] for d in stats["disagreements"]] == [ids[1]]
+
+
+def test_missed_negative_from_the_cli(loaded: Database, db_path: Path) -> None:
+    out = json.loads(
+        _invoke(
+            [
+                "label",
+                "--missed",
+                "run-1796001919298-1",
+                "--text",
+                "sunny",
+                "--list",
+                "none",
+                "--reviewer",
+                "ann",
+                "--json",
+                "--db",
+                str(db_path),
+            ]
+        )
+    )
+    assert out["verdict"] == "missed" and out["list"] == "none" and out["span_text"].lower() == "sunny"
+    answer = loaded.execute("SELECT answer FROM runs WHERE run_id = 'run-1796001919298-1'").fetchone()[0]
+    assert answer[out["span_start"] : out["span_end"]] == out["span_text"]
+
+
+def test_reviewer_name_from_environment(
+    loaded: Database, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REVIEWER_NAME", "carol")
+    fid = _finding(loaded, "dangling-reference")
+    _invoke(["label", fid, "--verdict", "unsure", "--db", str(db_path)])
+    assert labels.current(loaded, fid) == {"carol": "unsure"}
+
+
+def test_labels_survive_reingest_and_reextraction(loaded: Database, db_path: Path) -> None:
+    fid = _finding(loaded, "evidence-gate")
+    labels.label_finding(loaded, fid, "fp", "ann")
+    ingest(loaded, [SHARED_RECORDINGS], db_path=str(db_path))
+    loaded.execute("UPDATE recordings SET extractor_version = 0")  # as after an upgrade of the extractor
+    done, failures = reextract(loaded)
+    assert failures == [] and done == len(list(SHARED_RECORDINGS.glob("*.json")))
+    joined = loaded.execute(
+        "SELECT f.kind, l.verdict FROM current_labels l JOIN findings f ON f.id = l.target_id"
+    ).fetchall()
+    assert joined == [("evidence-gate", "fp")]
+    assert loaded.execute("SELECT count(*) FROM search WHERE search MATCH 'weather'").fetchone()[0] > 0
+
+
+def test_export_round_trips_into_a_fresh_database(loaded: Database, db_path: Path, tmp_path: Path) -> None:
+    labels.label_finding(loaded, _finding(loaded, "unsupported-claim"), "tp", "ann", note="ünïcode 🚀 note")
+    labels.label_finding(loaded, _finding(loaded, "coverage-gap"), "fp", "bob")
+    labels.undo_last(loaded, "bob")
+    key = loaded.execute("SELECT key FROM runs WHERE run_id = 'run-1796001919298-1'").fetchone()[0]
+    labels.label_missed(loaded, key, 0, 5, "complete", "ann")
+    export = tmp_path / "labels.json"
+    _invoke(["labels", "--json", "-o", str(export), "--db", str(db_path)])
+    fresh = tmp_path / "fresh.db"
+    assert "4 label(s) imported" in _invoke(["labels", "--import", str(export), "--db", str(fresh)])
+    assert "0 label(s) imported, 4 already present" in _invoke(
+        ["labels", "--import", str(export), "--db", str(fresh)]
+    )
+    again = tmp_path / "again.json"
+    _invoke(["labels", "--json", "-o", str(again), "--db", str(fresh)])
+    strip = ("finding_kind", "finding_message", "finding_span_text", "finding_codes", "finding_pack_version")
+    a = [{k: v for k, v in r.items() if k not in strip} for r in json.loads(export.read_text())]
+    b = [{k: v for k, v in r.items() if k not in strip} for r in json.loads(again.read_text())]
+    assert a == b
+    csv_text = _invoke(["labels", "--csv", "--db", str(db_path)])
+    assert csv_text.splitlines()[0].startswith("uid,target_id,target_kind,verdict")
+    assert len(csv_text.strip().splitlines()) == 5
+
+
+def test_export_never_overwrites_without_force(loaded: Database, db_path: Path, tmp_path: Path) -> None:
+    target = tmp_path / "exists.json"
+    target.write_text("keep me")
+    result = CliRunner().invoke(cli, ["labels", "--json", "-o", str(target), "--db", str(db_path)])
+    assert result.exit_code == 1 and "already exists" in result.output
+    assert target.read_text() == "keep me"
+    _invoke(["labels", "--json", "-o", str(target), "--force", "--db", str(db_path)])
+    assert json.loads(target.read_text()) == []
+
+
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN")
+conn.execute("SELECT count(*) FROM findings").fetchone()   # a reader holding a snapshot open
+print("holding", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("COMMIT")
+w = sqlite3.connect(sys.argv[1], isolation_level=None)
+w.execute("BEGIN IMMEDIATE")                                 # then a writer holding the write lock
+print("writing", flush=True)
+time.sleep(float(sys.argv[2]))
+w.execute("COMMIT")
+"""
+
+
+def test_label_while_another_process_holds_the_database(loaded: Database, db_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db_path), "0.6"], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "holding"
+    fid = _finding(loaded, "unsupported-claim")
+    _invoke(["label", fid, "--verdict", "tp", "--reviewer", "ann", "--db", str(db_path)])
+    assert proc.stdout.readline().strip() == "writing"
+    started = time.perf_counter()
+    _invoke(["label", fid, "--verdict", "fp", "--reviewer", "bob", "--db", str(db_path)])
+    waited = time.perf_counter() - started
+    proc.wait(timeout=10)
+    assert labels.current(loaded, fid) == {"ann": "tp", "bob": "fp"}
+    assert waited > 0.2, "the second label queued behind the other writer instead of failing"
