@@ -419,6 +419,24 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
         )
 
 
+@cli.command("reextract")
+@db_option
+@click.option("--all", "everything", is_flag=True, help="Rebuild every recording, not only outdated ones.")
+def reextract_cmd(db_path: Path | None, everything: bool) -> None:
+    """Rebuild extracted rows from the stored originals (after an upgrade); labels are kept.
+
+    Example: reviewer reextract --all
+    """
+    from store.reextract import reextract
+
+    db = _open(db_path)
+    done, failures = reextract(db, everything=everything)
+    click.echo(f"{done} recording(s) re-extracted, {len(failures)} failed")
+    for source, reason in failures:
+        click.echo(f"  {_safe(source)}: {_safe(reason)}", err=True)
+    sys.exit(1 if failures else 0)
+
+
 @cli.command("open")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @db_option
