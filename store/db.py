@@ -56,7 +56,10 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
     check_file(target)
     if target.parent and not target.parent.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-    conn = connect(target)
+    try:
+        conn = connect(target)
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseCorruptError(f"{target}: the database is damaged ({exc}); it was left untouched") from exc
     try:
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":

@@ -88,6 +88,14 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def _close_lookup() -> None:
+    """Close this process's read-only lookup connection, so no handle outlives the ingest."""
+    global _worker_db, _worker_db_path
+    if _worker_db is not None:
+        _worker_db.close()
+    _worker_db, _worker_db_path = None, None
+
+
 def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | Failure:
     """Read, hash, decode, extract and compress one source. Never raises."""
     sha: str | None = None
@@ -149,12 +157,15 @@ def ingest(
     cpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers if workers is not None else (cpu if total_bytes >= PARALLEL_MIN_BYTES else 1)
     done_bytes = 0
-    for n, (item, result) in enumerate(_prepared(items, db_path, n_workers), start=1):
-        report.seen += 1
-        done_bytes += item.size
-        _write(db, result, report)
-        if progress is not None:
-            progress(n, len(items), done_bytes, total_bytes)
+    try:
+        for n, (item, result) in enumerate(_prepared(items, db_path, n_workers), start=1):
+            report.seen += 1
+            done_bytes += item.size
+            _write(db, result, report)
+            if progress is not None:
+                progress(n, len(items), done_bytes, total_bytes)
+    finally:
+        _close_lookup()
     report.seconds = time.perf_counter() - started
     return report
 

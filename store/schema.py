@@ -246,4 +246,43 @@ def m002_labels(db: Database) -> None:
           AND l.verdict != 'cleared'""")
 
 
+@migrations()
+def m003_phrase_packs(db: Database) -> None:
+    """Phrase packs as versioned data, the replays tried against the labels, and suggestion decisions."""
+    db.execute("""
+        CREATE TABLE phrase_packs (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            parent_hash TEXT,
+            none_phrases TEXT NOT NULL,
+            complete_phrases TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            created_by TEXT,
+            note TEXT
+        )""")
+    db.execute("CREATE INDEX phrase_packs_name ON phrase_packs(name, id)")
+    db.execute("CREATE INDEX phrase_packs_hash ON phrase_packs(content_hash)")
+    db.execute("""
+        CREATE TABLE pack_trials (
+            id INTEGER PRIMARY KEY,
+            candidate_hash TEXT NOT NULL,
+            baseline_hash TEXT,
+            labels_fingerprint TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            figures TEXT
+        )""")
+    db.execute("CREATE INDEX pack_trials_labels ON pack_trials(labels_fingerprint, candidate_hash)")
+    db.execute("""
+        CREATE TABLE pack_decisions (
+            id INTEGER PRIMARY KEY,
+            pack_name TEXT NOT NULL,
+            phrase TEXT NOT NULL,
+            list TEXT NOT NULL,
+            decision TEXT NOT NULL,
+            reviewer TEXT,
+            created_at TEXT NOT NULL
+        )""")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -225,13 +225,12 @@ class PhrasePack:
         inner: object = obj.get("phrases", obj)
         if not isinstance(inner, Mapping):
             raise PackFormatError("'phrases' must be an object with 'none' and/or 'complete' lists")
-        if "phrases" not in obj:
-            extra = sorted(str(k) for k in inner if k not in LIST_NAMES)
-            if extra or not inner:
-                raise PackFormatError(
-                    "expected {'prose': true, 'phrases': {...}} or {'none': [...], 'complete': [...]}; "
-                    f"found keys {extra or sorted(str(k) for k in inner)}"
-                )
+        unknown = sorted(str(k) for k in inner if k not in LIST_NAMES)
+        if unknown or not inner:
+            raise PackFormatError(
+                "expected {'prose': true, 'phrases': {'none': [...], 'complete': [...]}} or the bare "
+                f"{{'none': [...], 'complete': [...]}}; found keys {unknown or sorted(str(k) for k in obj)}"
+            )
         lists: dict[str, tuple[str, ...]] = {}
         for list_name in LIST_NAMES:
             value = inner.get(list_name, [])

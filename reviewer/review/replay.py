@@ -194,8 +194,8 @@ def _by_clause(hits: list[PhraseHit]) -> dict[tuple[int, int], list[PhraseHit]]:
 
 
 class Replayer:
-    """The fold: `feed` answers, then `report()`. Cost per answer without labels or any possible hit is
-    two regex scans; everything else happens only on the few answers that need it."""
+    """The fold: `feed` answers, then `report()`. An unlabelled answer that neither pack can hit costs
+    one combined regex scan; per-phrase matching, clause layout and label checks run only when needed."""
 
     def __init__(
         self,
@@ -212,6 +212,7 @@ class Replayer:
     ) -> None:
         self._cur: CompiledPack = compile_pack(current)
         self._cand: CompiledPack = compile_pack(candidate)
+        self._gate = CompiledPack(current, candidate.phrases())  # one scan answers "either pack?"
         self._findings: dict[str, list[FindingLabel]] = {}
         self._misses: dict[str, list[MissedLabel]] = {}
         for f in findings:
@@ -238,7 +239,7 @@ class Replayer:
         else:
             key, text, flagged = answer
         self._n += 1
-        if key in self._holdout or self._cur.could_hit(text) or self._cand.could_hit(text):
+        if key in self._holdout or self._gate.could_hit(text):
             self._fold(key, text, flagged)
         if self._progress is not None and self._n % self._every == 0:
             self._progress(self._n)

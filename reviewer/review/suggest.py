@@ -50,14 +50,19 @@ class Suggestion:
     covered_keys: tuple[str, ...]
 
 
+def _lower(words: str) -> str:
+    """Lowercase, not casefold: "ß" must stay "ß" or the phrase would no longer match its own text."""
+    return " ".join(words.lower().split())
+
+
 def _label_phrase(words: str) -> str:
-    return normalise_phrase(words).strip(_EDGE_PUNCT + " ")
+    return _lower(words).strip(_EDGE_PUNCT + " ")
 
 
 def _grams(words: str) -> set[str]:
     """Distinct n-grams (n >= 2) and content words of >= 4 letters, never crossing punctuation."""
     out: set[str] = set()
-    for run in _RUNS.split(normalise_phrase(words)):
+    for run in _RUNS.split(_lower(words)):
         tokens = [t.strip("'’-") for t in run.split()]
         tokens = [t for t in tokens if t]
         for n in range(2, len(tokens) + 1):
@@ -88,7 +93,7 @@ def suggest_phrases(
         shared = Counter(g for m in mine for g in _grams(m.words))
         candidates = whole | {g for g, n in shared.items() if n >= 2}
         for phrase in sorted(candidates):
-            if not phrase or phrase in taken or phrase_problem(phrase) is not None:
+            if not phrase or normalise_phrase(phrase) in taken or phrase_problem(phrase) is not None:
                 continue
             pattern = compile_phrase(phrase)
             covered = [m for m in mine if pattern.search(m.words)]
