@@ -164,7 +164,7 @@ def test_two_ingests_and_two_labellers_at_once(tmp_path: Path) -> None:
         ),
     ]
     outputs = [p.communicate(timeout=240) for p in procs]
-    for proc, (out, err) in zip(procs, outputs, strict=True):
+    for proc, (_out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
         assert "locked" not in err.lower()
     assert outputs[0][0].startswith("done 30 0 0") and outputs[1][0].startswith("done 30 0 0")
