@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +64,7 @@ def cli(ctx: click.Context) -> None:
     With no command, opens the review app on the default database.
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(open_cmd, paths=(), db_path=None)
+        ctx.invoke(open_cmd, paths=(), db_path=None, reviewer=None)
 
 
 @cli.command("ingest")
@@ -437,10 +436,44 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
     sys.exit(1 if failures else 0)
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@cli.command("serve")
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
+@click.option("--reviewer", default=None, help="Reviewer name used by every tab (default: $REVIEWER_NAME, else the user).")
+def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) -> None:
+    """Serve the app in a browser (textual-serve: one app process per tab, one shared WAL database).
+
+    Example: reviewer serve --db review.db --port 8000
+    """
+    import shlex
+
+    from textual_serve.server import Server
+
+    target = _db_path(db_path).resolve()
+    _open(target).close()  # create and migrate once, before any tab starts
+    command = [sys.executable, "-m", "reviewer", "open", "--db", str(target)]
+    if reviewer:
+        command += ["--reviewer", reviewer]
+    if host not in LOOPBACK and not host.startswith("127."):
+        click.echo(
+            f"WARNING: binding to {host}: textual-serve has no authentication of its own. Anyone who can reach "
+            "this address can read and label everything in the database. Put it behind an authenticating proxy.",
+            err=True,
+        )
+    url_host = f"[{host}]" if ":" in host else host
+    click.echo(f"Serving {target} at http://{url_host}:{port}  (Ctrl+C to stop)")
+    Server(" ".join(shlex.quote(c) for c in command), host=host, port=port, title="footprint-reviewer").serve()
+
+
 @cli.command("open")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @db_option
-def open_cmd(paths: tuple[Path, ...], db_path: Path | None) -> None:
+@click.option("--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user).")
+def open_cmd(paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None = None) -> None:
     """Open the review app (ingesting PATHS first, with progress).
 
     Example: reviewer open sample_recordings
@@ -450,16 +483,14 @@ def open_cmd(paths: tuple[Path, ...], db_path: Path | None) -> None:
         report = run_ingest(db, list(paths), _db_path(db_path))
         _print_summary(report)
     db.close()
-    launch: Callable[[Path], None] = _launch_app
-    launch(_db_path(db_path))
+    _launch_app(_db_path(db_path), reviewer)
 
 
-def _launch_app(db_path: Path) -> None:
-    try:
-        from reviewer.ui.app import make_app
-    except ImportError as exc:  # pragma: no cover - the app ships with the package
-        raise click.ClickException(f"the review app is not available: {exc}") from exc
-    make_app(db_path=db_path).run()
+def _launch_app(db_path: Path, reviewer: str | None) -> None:
+    from reviewer.settings import resolve_reviewer
+    from reviewer.ui.app import make_app
+
+    make_app(db_path=db_path, reviewer=resolve_reviewer(reviewer)).run()
 
 
 def main() -> None:  # pragma: no cover

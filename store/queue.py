@@ -1,0 +1,204 @@
+"""The findings queue: every finding across runs, filtered by kind, code, tool, pack version and label
+state, paged by keyset; plus the evidence a judge needs beside one finding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.queries import _finding_out, _rows, get_run
+
+LABEL_STATES = ("any", "unlabelled", "mine", "not-mine", "disagreement", "labelled")
+
+
+def _filters(
+    *,
+    kind: str | None = None,
+    code: str | None = None,
+    tool: str | None = None,
+    pack_version: str | None = None,
+    state: str = "any",
+    reviewer: str | None = None,
+    run_key: str | None = None,
+) -> tuple[list[str], list[Any]]:
+    where: list[str] = []
+    params: list[Any] = []
+    if kind:
+        where.append("f.kind = ?")
+        params.append(kind)
+    if code:
+        where.append("EXISTS (SELECT 1 FROM json_each(f.codes) WHERE json_each.value = ?)")
+        params.append(code)
+    if tool:
+        where.append(
+            "(f.tool_name = ? OR EXISTS (SELECT 1 FROM json_each(f.refs) WHERE "
+            "json_extract(json_each.value, '$.toolName') = ? OR json_extract(json_each.value, '$.id') = ?))"
+        )
+        params.extend([tool, tool, tool])
+    if pack_version:
+        where.append("f.pack_version = ?")
+        params.append(pack_version)
+    if run_key:
+        where.append("f.run_key = ?")
+        params.append(run_key)
+    if state == "unlabelled":
+        where.append("NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id)")
+    elif state == "labelled":
+        where.append("EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id)")
+    elif state == "mine":
+        where.append("EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id AND l.reviewer = ?)")
+        params.append(reviewer or "")
+    elif state == "not-mine":
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id AND l.reviewer = ?)"
+        )
+        params.append(reviewer or "")
+    elif state == "disagreement":
+        where.append("(SELECT count(DISTINCT l.verdict) FROM current_labels l WHERE l.target_id = f.id) > 1")
+    return where, params
+
+
+def queue_page(
+    db: Database, *, after: str | None = None, limit: int = 200, **filters: Any
+) -> list[dict[str, Any]]:
+    """A page of the queue in finding-id order (stable, keyset on id), with each finding's current labels."""
+    where, params = _filters(**filters)
+    if after:
+        where.append("f.id > ?")
+        params.append(after)
+    sql = (
+        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome FROM findings f JOIN runs r ON r.key = f.run_key"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + f" ORDER BY f.id LIMIT {int(limit)}"
+    )
+    rows = [_finding_out(f) for f in _rows(db, sql, params)]
+    ids = [r["id"] for r in rows]
+    current: dict[str, dict[str, str]] = {}
+    if ids:
+        marks = ",".join("?" for _ in ids)
+        for target, reviewer, verdict in db.execute(
+            f"SELECT target_id, reviewer, verdict FROM current_labels WHERE target_id IN ({marks})", ids
+        ):
+            current.setdefault(target, {})[reviewer] = verdict
+    for r in rows:
+        r.pop("run_id_", None)
+        r["labels"] = current.get(r["id"], {})
+    return rows
+
+
+def queue_count(db: Database, **filters: Any) -> int:
+    where, params = _filters(**filters)
+    sql = "SELECT count(*) FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
+    return int(db.execute(sql, params).fetchone()[0])
+
+
+def next_unlabelled(
+    db: Database, *, after: str | None = None, reviewer: str | None = None, **filters: Any
+) -> str | None:
+    """The next finding (after `after`, wrapping to the start) with no label (by anyone, or by `reviewer`)."""
+    state = "not-mine" if reviewer else "unlabelled"
+    for start in (after, None) if after else (None,):
+        where, params = _filters(state=state, reviewer=reviewer, **filters)
+        if start:
+            where.append("f.id > ?")
+            params.append(start)
+        row = db.execute(
+            "SELECT f.id FROM findings f WHERE " + " AND ".join(where) + " ORDER BY f.id LIMIT 1", params
+        ).fetchone()
+        if row:
+            return str(row[0])
+    return None
+
+
+def finding_evidence(db: Database, finding_id: str) -> dict[str, Any]:
+    """One finding with what a judge needs beside it.
+
+    - `sentence`: the clause-bearing sentence of the answer around the span (start, end, text), if placeable;
+    - `reads`: the tool calls the finding's refs name (or, for a run-level finding, every call of the run),
+      each with what it checked, did not check and cannot cover;
+    - `evicted`: for a dangling reference, the evictions that dropped the grounds it names;
+    - `withheld`: for a withheld answer, the outcome, the drafted answer and the run's gaps;
+    - `history`: every label row on it.
+    """
+    rows = _rows(db, "SELECT * FROM findings WHERE id = ?", [finding_id])
+    if not rows:
+        from store.errors import NotFound
+
+        raise NotFound(f"no finding {finding_id!r} in this database")
+    finding = _finding_out(rows[0])
+    run = get_run(db, finding["run_key"])
+    calls = {c["call_id"]: c for c in run["tool_calls"]}
+    coverage_by_call: dict[str | None, list[dict[str, Any]]] = {}
+    for c in run["coverage"]:
+        coverage_by_call.setdefault(c["call_id"], []).append(c)
+    ref_calls = []
+    for ref in finding["refs"] or []:
+        if isinstance(ref, dict):
+            cid = ref.get("toolCallId")
+            if cid in calls and cid not in ref_calls:
+                ref_calls.append(cid)
+            name = ref.get("toolName") or ref.get("id")
+            for c in run["tool_calls"]:
+                if name and c["tool_name"] == name and c["call_id"] not in ref_calls and not cid:
+                    ref_calls.append(c["call_id"])
+    if finding["call_id"] and finding["call_id"] not in ref_calls:
+        ref_calls.append(finding["call_id"])
+    if not ref_calls:
+        ref_calls = list(calls)
+    reads = []
+    for cid in ref_calls:
+        c = calls[cid]
+        cov = coverage_by_call.get(cid, [])
+        reads.append(
+            {
+                "call_id": cid,
+                "tool_name": c["tool_name"],
+                "iteration": c["iteration"],
+                "status": c["status"],
+                "error": c["error"],
+                "absent": c["absent"],
+                "args": c["args"],
+                "checked": [x for x in cov if x["list"] == "checked"],
+                "not_checked": [x for x in cov if x["list"] == "not_checked"],
+                "cannot_cover": [x for x in cov if x["list"] == "cannot_cover"],
+            }
+        )
+    out: dict[str, Any] = {"finding": finding, "run": _run_summary(run), "reads": reads}
+    answer = run.get("answer")
+    if finding["span"] and isinstance(answer, str):
+        out["sentence"] = _sentence(answer, finding["span"]["start"], finding["span"]["end"])
+    if finding["kind"] == "dangling-reference":
+        grounds = {r.get("id") for r in (finding["refs"] or [])[1:] if isinstance(r, dict)}
+        out["evicted"] = [
+            dict(e, calls=[calls[c] for c in e["call_ids"] if c in calls])
+            for e in run["evictions"]
+            if grounds & set(e["dropped_tools"] or [])
+        ] or run["evictions"]
+        out["offered_tool"] = finding["tool_name"]
+    if finding["kind"] == "withheld-answer":
+        out["withheld"] = {
+            "outcome": run["outcome"],
+            "channel": run["outcome_channel"],
+            "detail": run["outcome_detail"],
+            "draft": answer,
+            "gaps": [c for c in run["coverage"] if c["list"] != "checked"],
+        }
+    out["history"] = _rows(db, "SELECT * FROM labels WHERE target_id = ? ORDER BY id", [finding_id])
+    return out
+
+
+def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
+    keys = ("run_key", "run_id", "agent_id", "outcome", "outcome_channel", "prompt", "answer", "started_at")
+    return {k: run.get(k) for k in keys}
+
+
+def _sentence(text: str, start: int, end: int) -> dict[str, Any]:
+    """The sentence around [start, end): from the previous sentence end to the next one, bounded."""
+    left = max(text.rfind(p, 0, start) for p in (". ", "! ", "? ", "\n"))
+    s = 0 if left < 0 else left + 2 if text[left] != "\n" else left + 1
+    rights = [i for i in (text.find(p, end) for p in (". ", "! ", "? ", "\n")) if i >= 0]
+    e = min(rights) + 1 if rights else len(text)
+    s = max(s, start - 400)
+    e = min(e, end + 400)
+    return {"start": s, "end": e, "text": text[s:e], "span_start": start - s, "span_end": end - s}
