@@ -93,7 +93,16 @@ def our_ingest(paths: list[Path], workers: int | None) -> tuple[float, int, Path
     assert not report.quarantined, report.quarantined[:3]
     rows = sum(
         db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-        for table in ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events", "search_docs")
+        for table in (
+            "runs",
+            "tool_calls",
+            "semantics",
+            "coverage",
+            "evictions",
+            "findings",
+            "events",
+            "search_docs",
+        )
     )
     db.close()
     return seconds, report.events, db_path, rows
@@ -135,8 +144,13 @@ def naive_pipeline(paths: list[Path]) -> tuple[float, int]:
             doc = orjson.loads(p.read_bytes())
             rec = doc.get("recording", doc)
             rows = [
-                {"file": p.name, "seq": i, "type": e.get("type"), "run_id": (e.get("meta") or {}).get("runId"),
-                 "payload": orjson.dumps(e.get("payload")).decode()}
+                {
+                    "file": p.name,
+                    "seq": i,
+                    "type": e.get("type"),
+                    "run_id": (e.get("meta") or {}).get("runId"),
+                    "payload": orjson.dumps(e.get("payload")).decode(),
+                }
                 for i, e in enumerate(rec.get("events", []))
             ]
             db["events"].insert_all(rows)
@@ -159,25 +173,33 @@ def run(mb: int, workers: int | None) -> list[Figure]:
     ours.reference, ours.ratio = "raw parse", ours.mb_s / parse.mb_s
     naive = Figure("naive sqlite-utils pipeline", naive_s, size_mb, naive_events)
     naive.reference, naive.ratio = "ours", naive.mb_s / ours.mb_s
-    print(f"corpus: {len(paths)} files, {size_mb:.1f} MB, {ours_events:,} events; workers={workers or 'auto'}; "
-          f"cpus={os.cpu_count()}")
+    print(
+        f"corpus: {len(paths)} files, {size_mb:.1f} MB, {ours_events:,} events; workers={workers or 'auto'}; "
+        f"cpus={os.cpu_count()}"
+    )
     print(f"{'figure':40} {'s':>8} {'MB/s':>9} {'events/s':>11} {'ratio':>22}")
     for f in (parse, ours, naive):
         ratio = f"{f.ratio:.2f}x {f.reference}" if f.ratio is not None else ""
         print(f"{f.name:40} {f.seconds:8.2f} {f.mb_s:9.1f} {f.events_s:11,.0f} {ratio:>22}")
     ours_rows_s = rows / ours_s
     insert_rows_s = insert_rows / insert_s
-    print(f"{'rows written by ingest':40} {ours_s:8.2f} {'':9} {ours_rows_s:11,.0f} rows/s "
-          f"{ours_rows_s / insert_rows_s:.2f}x raw executemany ({insert_rows_s:,.0f} rows/s)")
+    print(
+        f"{'rows written by ingest':40} {ours_s:8.2f} {'':9} {ours_rows_s:11,.0f} rows/s "
+        f"{ours_rows_s / insert_rows_s:.2f}x raw executemany ({insert_rows_s:,.0f} rows/s)"
+    )
     print(f"{'database size':40} {db_bytes / 1e6:8.1f} MB  = {db_bytes / total:.3f} bytes per input byte")
     print(f"{'speed-up over naive pipeline':40} {naive_s / ours_s:8.2f}x (extracting far more)")
     target = 50.0
-    print(f"target: >= {target:.0f} MB/s end to end -> {'MET' if ours.mb_s >= target else 'NOT MET'} ({ours.mb_s:.1f} MB/s)")
+    print(
+        f"target: >= {target:.0f} MB/s end to end -> {'MET' if ours.mb_s >= target else 'NOT MET'} ({ours.mb_s:.1f} MB/s)"
+    )
     return [parse, ours, naive]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--mb", type=int, default=200, help="corpus size in MB (default 200)")
     parser.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
     args = parser.parse_args()

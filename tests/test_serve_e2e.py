@@ -1,0 +1,169 @@
+"""End to end in a real browser: `reviewer serve` on a free loopback port, headless Chromium (Playwright
+driving Debian's /usr/bin/chromium), open a run, label a finding with the keyboard, and find the label in
+the database. Skipped only where no Chromium is installed (`.ci/run` installs it, so CI never skips)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SHARED_RECORDINGS
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"),
+]
+RUN_ID = (
+    "run-1796002023213-3"  # evidence-gate-rails-refused: 1 run, an evidence-gate finding, a withheld answer
+)
+
+# Textual in the browser draws on a canvas; the test reads what the app sends instead, by wrapping the
+# page's WebSocket before textual-serve's script creates it.
+CAPTURE = """
+window.__tx = [];
+const Orig = window.WebSocket;
+window.WebSocket = function(url, protocols) {
+  const ws = protocols ? new Orig(url, protocols) : new Orig(url);
+  ws.addEventListener('message', async (ev) => {
+    let d = ev.data;
+    if (d instanceof Blob) d = new Uint8Array(await d.arrayBuffer());
+    if (d instanceof ArrayBuffer) d = new Uint8Array(d);
+    if (d instanceof Uint8Array) d = new TextDecoder().decode(d);
+    window.__tx.push(String(d));
+  });
+  return ws;
+};
+window.WebSocket.prototype = Orig.prototype;
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    db = tmp_path / "served.db"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reviewer",
+            "ingest",
+            str(SHARED_RECORDINGS / "evidence-gate-rails-refused.json"),
+            "--db",
+            str(db),
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "reviewer",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--reviewer",
+            "e2e",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.2)
+    try:
+        yield url, db
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _wait_for(page, text: str, timeout: float = 30.0) -> str:  # type: ignore[no-untyped-def]
+    deadline = time.time() + timeout
+    seen = ""
+    while time.time() < deadline:
+        seen = page.evaluate("window.__tx ? window.__tx.join('') : ''")
+        if text in seen:
+            return seen
+        time.sleep(0.25)
+    raise AssertionError(f"{text!r} never reached the browser (received {len(seen)} characters)")
+
+
+def _labels(db: Path) -> list[tuple[str, str, str]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT reviewer, verdict, target_kind FROM labels ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def test_label_a_finding_in_the_browser(served: tuple[str, Path], tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url, db = served
+    shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.add_init_script(CAPTURE)
+            page.goto(url)
+            _wait_for(page, RUN_ID)  # the runs screen is up and lists the run
+            page.screenshot(path=str(shots / "serve-runs.png"))
+            page.keyboard.press("Enter")  # open the run
+            _wait_for(page, "1500")  # the answer (withheld: it names the unsupported 1500) is drawn
+            page.keyboard.press("]")  # the next finding on the run's timeline
+            time.sleep(0.5)
+            page.keyboard.press(
+                "1"
+            )  # label it: true positive (or "withholding justified" on a withheld answer)
+            deadline = time.time() + 20
+            while time.time() < deadline and not _labels(db):
+                time.sleep(0.25)
+            page.screenshot(path=str(shots / "serve-run.png"))
+        finally:
+            browser.close()
+    labels = _labels(db)
+    assert len(labels) == 1, labels
+    reviewer, verdict, kind = labels[0]
+    assert reviewer == "e2e"
+    assert (kind, verdict) in {("evidence-gate", "tp"), ("withheld-answer", "justified")}
