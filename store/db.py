@@ -59,7 +59,9 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
     try:
         conn = connect(target)
     except sqlite3.DatabaseError as exc:
-        raise DatabaseCorruptError(f"{target}: the database is damaged ({exc}); it was left untouched") from exc
+        raise DatabaseCorruptError(
+            f"{target}: the database is damaged ({exc}); it was left untouched"
+        ) from exc
     try:
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":

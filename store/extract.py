@@ -687,9 +687,12 @@ class _RunExtractor:
 
     # -- timeline
     def _timeline(self, calls: dict[str, dict[str, Any]]) -> None:
+        """One row per event, bounded; streamed tokens are left out (the answer is in llm_end/turn_end)."""
         for i in self.indexes:
             e = self.ev(i)
             t = short_type(e["type"])
+            if t == "stream.token":
+                continue
             m = self.meta(i)
             p = self.payload(i)
             self.out.events.append(
@@ -701,7 +704,7 @@ class _RunExtractor:
                     "wall_ms": _int(m.get("wallClockMs")),
                     "iteration": self.iteration_at.get(i),
                     "call_id": _str(p.get("toolCallId")),
-                    "summary": None if t == "stream.token" else _summary(t, p),
+                    "summary": _summary(t, p),
                 }
             )
 

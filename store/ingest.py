@@ -18,6 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from store.decode import decode_recording
 from store.errors import RecordingError
 from store.extract import extract
 from store.sources import SourceItem, SourceProblem, iter_sources, read_source
-from store.writer import Prepared, note_source, write_quarantine, write_recording
+from store.writer import Prepared, note_source, to_tuples, write_quarantine, write_recording
 
 CODEC = "zstd"
 ZSTD_LEVEL = 3
@@ -116,7 +117,7 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
             if was_enabled:
                 gc.enable()
         original = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
-        return Prepared(extracted, CODEC, original)
+        return Prepared(extracted, CODEC, original, to_tuples(extracted))
     except RecordingError as exc:
         return Failure(item.origin, exc.code, exc.message, sha)
     except MemoryError:
@@ -177,6 +178,7 @@ def ingest(
     cpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers if workers is not None else (cpu if total_bytes >= PARALLEL_MIN_BYTES else 1)
     done_bytes = 0
+    db.execute("PRAGMA wal_autocheckpoint = 16384")  # checkpoint in big steps while bulk writing
     try:
         for n, (item, result) in enumerate(_prepared(items, db_path, n_workers), start=1):
             report.seen += 1
@@ -186,6 +188,8 @@ def ingest(
                 progress(n, len(items), done_bytes, total_bytes)
     finally:
         _close_lookup()
+        db.execute("PRAGMA wal_autocheckpoint = 1000")
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
     report.seconds = time.perf_counter() - started
     return report
 
@@ -211,34 +215,46 @@ def _write(db: Database, result: Prepared | Known | Failure, report: IngestRepor
 def _prepared(
     items: list[SourceItem], db_path: str | None, n_workers: int
 ) -> Iterator[tuple[SourceItem, Prepared | Known | Failure]]:
-    """Prepared items in input order; in worker processes when `n_workers > 1`, at most a few in flight."""
+    """Prepared items in input order; in worker processes when `n_workers > 1`, a few in flight at a time.
+
+    If the worker pool cannot start or breaks, the remaining items are prepared in this process.
+    """
     if n_workers <= 1 or len(items) < 2:
         for item in items:
             yield item, prepare(item, db_path)
         return
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=n_workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
-    ) as pool:
-        pending: deque[tuple[SourceItem, Future[Prepared | Known | Failure]]] = deque()
-        queue = iter(items)
-        limit = n_workers * 3
-        for item in queue:
-            pending.append((item, pool.submit(prepare, item, db_path)))
-            if len(pending) >= limit:
-                break
-        while pending:
-            item, future = pending.popleft()
-            try:
-                result = future.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker is one item's failure
-                result = Failure(
-                    item.origin, "worker-failed", f"{item.origin}: worker process failed ({exc})"
-                )
-            nxt = next(queue, None)
-            if nxt is not None:
-                pending.append((nxt, pool.submit(prepare, nxt, db_path)))
-            yield item, result
+    # fork is cheap and needs no re-import, but is only safe while this process has a single thread
+    method = (
+        "fork"
+        if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        else "spawn"
+    )
+    ctx = multiprocessing.get_context(method)
+    queue = iter(items)
+    pending: deque[tuple[SourceItem, Future[Prepared | Known | Failure] | None]] = deque()
+    try:
+        with ProcessPoolExecutor(
+            max_workers=n_workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+        ) as pool:
+            for item in queue:
+                pending.append((item, pool.submit(prepare, item, db_path)))
+                if len(pending) >= n_workers * 3:
+                    break
+            while pending:
+                item, future = pending[0]
+                assert future is not None
+                result = future.result()  # BrokenProcessPool propagates to the fallback below
+                pending.popleft()
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.append((nxt, pool.submit(prepare, nxt, db_path)))
+                yield item, result
+    except BrokenProcessPool:
+        pass
+    for item, _ in pending:
+        yield item, prepare(item, db_path)
+    for item in queue:
+        yield item, prepare(item, db_path)
 
 
 def default_db_path() -> Path:

@@ -56,8 +56,10 @@ def _segments(
         nulls: tuple[list[str], list[Any]] = ([f"{first} IS NULL"], [])
         return [non_null, nulls] if desc else [nulls, non_null]
     if after[0] is None:
-        inside_nulls = ([f"{first} IS NULL", f"({', '.join(rest)}) {op} ({', '.join('?' for _ in rest)})"],
-                        list(after[1:]))
+        inside_nulls = (
+            [f"{first} IS NULL", f"({', '.join(rest)}) {op} ({', '.join('?' for _ in rest)})"],
+            list(after[1:]),
+        )
         return [inside_nulls] if desc else [inside_nulls, ([f"{first} IS NOT NULL"], [])]
     beyond = ([f"({', '.join(exprs)}) {op} ({', '.join('?' for _ in exprs)})"], list(after))
     return [beyond, ([f"{first} IS NULL"], [])] if desc else [beyond]
@@ -211,35 +213,32 @@ def run_facets(db: Database, *, cap: int = 200) -> dict[str, list[str]]:
 
 
 def unlabelled_counts(db: Database, keys: list[str]) -> dict[str, int | None]:
-    """Findings per run that carry no label yet. Until a `labels` table exists every finding is unlabelled.
+    """Findings per run with no current label (same rule as `store.queue`'s "unlabelled" state).
 
-    The labelling issue replaces the body once labels exist; `None` means "cannot tell".
+    Before the labels migration exists every finding is unlabelled (the run's `findings` count);
+    `None` means "cannot tell" (a labels schema this build does not understand).
     """
     if not keys:
         return {}
+    keys = [str(k) for k in keys]
     marks = ", ".join("?" for _ in keys)
-    counts = {
-        str(k): int(n or 0)
-        for k, n in db.execute(
-            f"SELECT key, findings FROM runs WHERE key IN ({marks})", list(keys)
-        ).fetchall()
-    }
-    has_labels = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = 'labels'"
+    has_view = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'current_labels'"
     ).fetchone()
-    if not has_labels:
-        return {k: counts.get(k) for k in keys}
+    if not has_view:
+        counts = dict(db.execute(f"SELECT key, findings FROM runs WHERE key IN ({marks})", keys).fetchall())
+        return {k: (None if counts.get(k) is None else int(counts[k])) for k in keys}
     try:
-        labelled = dict(
+        counts = dict(
             db.execute(
-                f"SELECT f.run_key, count(DISTINCT f.id) FROM findings f JOIN labels l ON l.finding_id = f.id "
-                f"WHERE f.run_key IN ({marks}) GROUP BY f.run_key",
-                list(keys),
+                f"SELECT f.run_key, count(*) FROM findings f WHERE f.run_key IN ({marks}) "
+                "AND NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id) GROUP BY f.run_key",
+                keys,
             ).fetchall()
         )
     except sqlite3.Error:
         return {k: None for k in keys}
-    return {k: (None if k not in counts else max(counts[k] - int(labelled.get(k, 0)), 0)) for k in keys}
+    return {k: int(counts.get(k, 0)) for k in keys}
 
 
 # --- benchmarks --------------------------------------------------------------------------------------------

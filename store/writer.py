@@ -16,13 +16,22 @@ from store.schema import COLUMNS
 EXTRACTOR_VERSION = 1
 
 
+ROW_TABLES = ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events")
+
+
 @dataclass
 class Prepared:
-    """What a worker hands the writer: the extracted rows and the compressed original."""
+    """What a worker hands the writer: the extracted rows (as insert-ready tuples) and the compressed original."""
 
     extracted: Extracted
     codec: str
     original: bytes
+    tuples: dict[str, list[tuple[Any, ...]]] | None = None
+
+
+def to_tuples(x: Extracted) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows in column order, built where the CPU is cheap (a worker), not in the single writer."""
+    return {t: [tuple(r.get(c) for c in COLUMNS[t]) for r in getattr(x, t)] for t in ROW_TABLES}
 
 
 def now_iso() -> str:
@@ -70,24 +79,27 @@ def write_recording(db: Database, prepared: Prepared) -> tuple[int, bool]:
             "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
             [x.recording["source"], rec_id, now_iso()],
         )
-        insert_rows(db, rec_id, x)
+        insert_rows(db, rec_id, x, prepared.tuples)
         db.execute("DELETE FROM quarantine WHERE path = ?", [x.recording["source"]])
     return rec_id, True
 
 
-def insert_rows(db: Database, rec_id: int, x: Extracted) -> None:
+def insert_rows(
+    db: Database, rec_id: int, x: Extracted, tuples: dict[str, list[tuple[Any, ...]]] | None = None
+) -> None:
     """The extracted rows of one recording (inside the caller's transaction)."""
     conn = db.conn
-    for run in x.runs:
-        run["recording_id"] = rec_id
-    for table in ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events"):
-        rows: list[dict[str, Any]] = getattr(x, table)
+    tables = tuples if tuples is not None else to_tuples(x)
+    at = COLUMNS["runs"].index("recording_id")
+    tables = dict(tables, runs=[r[:at] + (rec_id,) + r[at + 1 :] for r in tables["runs"]])
+    for table in ROW_TABLES:
+        rows = tables[table]
         if not rows:
             continue
         cols = COLUMNS[table]
         conn.executemany(
             f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-            [tuple(r.get(c) for c in cols) for r in rows],
+            rows,
         )
     if x.search:
         cur = conn.execute("SELECT coalesce(max(id), 0) FROM search_docs")

@@ -1,0 +1,440 @@
+"""Phrase packs as versioned data, the replays tried against the labels, suggestion decisions, and the
+streams a replay reads (answers with their flagged spans, finding labels, missed-negative labels).
+
+Persistence only: validation, hashing and matching belong to `reviewer.review` (this package never imports
+it), so callers hand in a pack that already passed the framework's limits and its content hash.
+
+Every stream pages by key (`WHERE key > ? ORDER BY key LIMIT n`), never OFFSET, and never holds a cursor
+open across a `yield`: a consumer may take its time, or run other queries on the same connection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.db import write_lock
+from store.errors import NotFound, StoreError
+from store.writer import now_iso
+
+#: Answers read per page by `iter_answers` (about 2 MB of text at typical answer sizes).
+ANSWER_PAGE = 2_000
+#: Label rows read per page.
+LABEL_PAGE = 1_000
+DECISIONS = ("accepted", "rejected")
+PACK_LISTS = ("none", "complete")
+NAME_MAX = 64
+
+#: (run key, answer text, flagged spans (start, end, pack version)) with Python str indices into the answer.
+AnswerRow = tuple[str, str, list[tuple[int, int, str | None]]]
+#: (finding id, run key, span start, span end, reviewer, verdict): one reviewer's current tp/fp/unsure label.
+FindingLabelRow = tuple[str, str, int, int, str, str]
+#: (missed id, run key, span start, span end, list, span text, reviewer): one current missed-negative label.
+MissedLabelRow = tuple[str, str, int, int, str, str, str]
+
+
+class PackNameError(StoreError):
+    """A pack name that cannot be stored (empty, too long, contains '@' or control characters)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPack:
+    """One saved version of a named pack. `version` counts from 1 within its name."""
+
+    id: int
+    name: str
+    version: int
+    content_hash: str
+    parent_hash: str | None
+    none: tuple[str, ...]
+    complete: tuple[str, ...]
+    created_at: str
+    created_by: str | None
+    note: str | None
+
+    @property
+    def ref(self) -> str:
+        """`name@version`, a reference `find_pack` resolves back to this row."""
+        return f"{self.name}@{self.version}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
+            "ref": self.ref,
+            "content_hash": self.content_hash,
+            "parent_hash": self.parent_hash,
+            "none": list(self.none),
+            "complete": list(self.complete),
+            "created_at": self.created_at,
+            "created_by": self.created_by,
+            "note": self.note,
+        }
+
+
+_PACK_COLS = (
+    "id, name, content_hash, parent_hash, none_phrases, complete_phrases, created_at, created_by, note"
+)
+_HEX = re.compile(r"[0-9a-f]{6,64}")
+
+
+def check_name(name: str) -> str:
+    """The name as stored, or PackNameError naming the rule it breaks."""
+    clean = name.strip()
+    if not clean:
+        raise PackNameError("a pack name may not be empty")
+    if len(clean) > NAME_MAX:
+        raise PackNameError(f"a pack name is at most {NAME_MAX} characters ({len(clean)} given)")
+    if "@" in clean:
+        raise PackNameError("a pack name may not contain '@' (it separates a name from a version)")
+    if any(not ch.isprintable() for ch in clean):
+        raise PackNameError("a pack name may not contain control or invisible characters")
+    return clean
+
+
+def _version(db: Database, name: str, pack_id: int) -> int:
+    row = db.execute(
+        "SELECT count(*) FROM phrase_packs WHERE name = ? AND id <= ?", [name, pack_id]
+    ).fetchone()
+    return int(row[0])
+
+
+def _pack(db: Database, row: Sequence[Any] | None, version: int | None = None) -> StoredPack | None:
+    if row is None:
+        return None
+    pid, name, chash, parent, none, complete, created_at, created_by, note = row
+    return StoredPack(
+        id=int(pid),
+        name=name,
+        version=version if version is not None else _version(db, name, int(pid)),
+        content_hash=chash,
+        parent_hash=parent,
+        none=tuple(json.loads(none)),
+        complete=tuple(json.loads(complete)),
+        created_at=created_at,
+        created_by=created_by,
+        note=note,
+    )
+
+
+def save_pack(
+    db: Database,
+    name: str,
+    *,
+    content_hash: str,
+    none: Iterable[str],
+    complete: Iterable[str],
+    parent_hash: str | None = None,
+    created_by: str | None = None,
+    note: str | None = None,
+) -> StoredPack:
+    """Append a new version of `name` (the caller validated the phrases and computed the hash)."""
+    clean = check_name(name)
+    with write_lock(db):
+        cur = db.execute(
+            "INSERT INTO phrase_packs (name, content_hash, parent_hash, none_phrases, complete_phrases, "
+            "created_at, created_by, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                clean,
+                content_hash,
+                parent_hash,
+                json.dumps(list(none), ensure_ascii=False),
+                json.dumps(list(complete), ensure_ascii=False),
+                now_iso(),
+                created_by,
+                note,
+            ],
+        )
+        pack_id = int(cur.lastrowid or 0)
+    found = pack_by_id(db, pack_id)
+    assert found is not None
+    return found
+
+
+def pack_by_id(db: Database, pack_id: int) -> StoredPack | None:
+    return _pack(db, db.execute(f"SELECT {_PACK_COLS} FROM phrase_packs WHERE id = ?", [pack_id]).fetchone())
+
+
+def latest_pack(db: Database, name: str) -> StoredPack | None:
+    """The newest version of `name` (None when no such pack)."""
+    row = db.execute(
+        f"SELECT {_PACK_COLS} FROM phrase_packs WHERE name = ? ORDER BY id DESC LIMIT 1", [name]
+    ).fetchone()
+    return _pack(db, row)
+
+
+def pack_versions(db: Database, name: str) -> list[StoredPack]:
+    """Every version of `name`, oldest first."""
+    rows = db.execute(f"SELECT {_PACK_COLS} FROM phrase_packs WHERE name = ? ORDER BY id", [name]).fetchall()
+    return [p for n, row in enumerate(rows, start=1) if (p := _pack(db, row, n)) is not None]
+
+
+def pack_by_hash(db: Database, content_hash: str) -> StoredPack | None:
+    """The newest saved version whose content hash is `content_hash` (or starts with it)."""
+    row = db.execute(
+        f"SELECT {_PACK_COLS} FROM phrase_packs WHERE content_hash >= ? AND content_hash < ? "
+        "ORDER BY content_hash = ? DESC, id DESC LIMIT 1",
+        [content_hash, content_hash + "g", content_hash],
+    ).fetchone()
+    return _pack(db, row)
+
+
+def previous_version(db: Database, pack: StoredPack) -> StoredPack | None:
+    """The version saved under the same name just before `pack`."""
+    row = db.execute(
+        f"SELECT {_PACK_COLS} FROM phrase_packs WHERE name = ? AND id < ? ORDER BY id DESC LIMIT 1",
+        [pack.name, pack.id],
+    ).fetchone()
+    return _pack(db, row)
+
+
+def find_pack(db: Database, ref: str) -> StoredPack:
+    """Resolve `NAME` (latest), `NAME@N` (Nth version), `NAME@HASH-PREFIX`, or a bare hash prefix."""
+    ref = ref.strip()
+    name, _, at = ref.partition("@")
+    if at:
+        if at.isdigit():
+            versions = pack_versions(db, name)
+            n = int(at)
+            if 1 <= n <= len(versions):
+                return versions[n - 1]
+            raise NotFound(f"pack {name!r} has {len(versions)} version(s); there is no version {n}")
+        for pack in reversed(pack_versions(db, name)):
+            if pack.content_hash.startswith(at.lower()):
+                return pack
+        raise NotFound(f"no version of pack {name!r} has a hash starting {at!r}")
+    found = latest_pack(db, name)
+    if found is None and _HEX.fullmatch(ref.lower()):
+        found = pack_by_hash(db, ref.lower())
+    if found is None:
+        raise NotFound(f"no phrase pack {ref!r} (see `reviewer pack list`)")
+    return found
+
+
+def list_packs(db: Database) -> list[dict[str, Any]]:
+    """One row per pack name: its latest version, how many versions, and when it last changed."""
+    rows = db.execute(
+        f"SELECT {_PACK_COLS}, (SELECT count(*) FROM phrase_packs v WHERE v.name = p.name) "
+        "FROM phrase_packs p WHERE id = (SELECT max(id) FROM phrase_packs m WHERE m.name = p.name) "
+        "ORDER BY name"
+    ).fetchall()
+    out = []
+    for row in rows:
+        pack = _pack(db, row[:-1], int(row[-1]))
+        assert pack is not None
+        out.append(
+            {
+                "name": pack.name,
+                "versions": pack.version,
+                "ref": pack.ref,
+                "content_hash": pack.content_hash,
+                "phrases": len(pack.none) + len(pack.complete),
+                "updated_at": pack.created_at,
+                "updated_by": pack.created_by,
+            }
+        )
+    return out
+
+
+# -- trials: every replay, against the labels it was measured on ------------------------------------------------
+
+
+def record_trial(
+    db: Database,
+    candidate_hash: str,
+    baseline_hash: str | None,
+    labels_fingerprint: str,
+    figures: dict[str, Any],
+) -> dict[str, int]:
+    """Remember one replay. Returns the trial id and the counts `trial_counts` gives afterwards."""
+    with write_lock(db):
+        cur = db.execute(
+            "INSERT INTO pack_trials (candidate_hash, baseline_hash, labels_fingerprint, created_at, figures) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                candidate_hash,
+                baseline_hash,
+                labels_fingerprint,
+                now_iso(),
+                json.dumps(figures, ensure_ascii=False),
+            ],
+        )
+        trial_id = int(cur.lastrowid or 0)
+    return {"id": trial_id, **trial_counts(db, labels_fingerprint, candidate_hash)}
+
+
+def trial_counts(db: Database, labels_fingerprint: str, candidate_hash: str | None = None) -> dict[str, int]:
+    """`trials` (replays), `variants` (distinct candidates) against these labels, and `variant`: the
+    1-based order in which `candidate_hash` was first tried (0 when never)."""
+    rows = db.execute(
+        "SELECT candidate_hash, count(*) FROM pack_trials WHERE labels_fingerprint = ? "
+        "GROUP BY candidate_hash ORDER BY min(id)",
+        [labels_fingerprint],
+    ).fetchall()
+    variant = next((n for n, (h, _) in enumerate(rows, start=1) if h == candidate_hash), 0)
+    return {"trials": sum(int(c) for _, c in rows), "variants": len(rows), "variant": variant}
+
+
+# -- decisions on suggested phrases ------------------------------------------------------------------------------
+
+
+def record_decision(
+    db: Database, pack_name: str, phrase: str, list_name: str, decision: str, reviewer: str | None
+) -> dict[str, Any]:
+    """Append an accept/reject decision on a suggested phrase for a pack."""
+    if decision not in DECISIONS:
+        raise StoreError(f"decision must be one of {', '.join(DECISIONS)}, not {decision!r}")
+    if list_name not in PACK_LISTS:
+        raise StoreError(f"list must be one of {', '.join(PACK_LISTS)}, not {list_name!r}")
+    row = {
+        "pack_name": pack_name,
+        "phrase": phrase,
+        "list": list_name,
+        "decision": decision,
+        "reviewer": reviewer,
+        "created_at": now_iso(),
+    }
+    with write_lock(db):
+        cur = db.execute(
+            "INSERT INTO pack_decisions (pack_name, phrase, list, decision, reviewer, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            list(row.values()),
+        )
+    return {"id": int(cur.lastrowid or 0), **row}
+
+
+def list_decisions(db: Database, pack_name: str) -> list[dict[str, Any]]:
+    """Every decision recorded for `pack_name`, oldest first."""
+    cur = db.execute(
+        "SELECT id, pack_name, phrase, list, decision, reviewer, created_at FROM pack_decisions "
+        "WHERE pack_name = ? ORDER BY id",
+        [pack_name],
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur]
+
+
+# -- streams for replay and suggestions ---------------------------------------------------------------------------
+
+
+def count_answers(db: Database, *, only_flagged: bool = False) -> int:
+    """How many runs `iter_answers` would visit (a bound for progress; flagged runs may yield fewer)."""
+    extra = " AND negative_claims > 0" if only_flagged else ""
+    return int(db.execute(f"SELECT count(*) FROM runs WHERE answer IS NOT NULL{extra}").fetchone()[0])
+
+
+def iter_answers(db: Database, *, page: int = ANSWER_PAGE, only_flagged: bool = False) -> Iterator[AnswerRow]:
+    """Every stored answer in key order, with the spans of its placed `negative-claim` findings on the
+    answer itself. `only_flagged` keeps only answers with at least one such span."""
+    extra = " AND negative_claims > 0" if only_flagged else ""
+    after = ""
+    while True:
+        rows = db.execute(
+            f"SELECT key, answer FROM runs WHERE key > ? AND answer IS NOT NULL{extra} ORDER BY key LIMIT ?",
+            [after, page],
+        ).fetchall()
+        if not rows:
+            return
+        spans: dict[str, list[tuple[int, int, str | None]]] = {}
+        for run_key, start, end, version in db.execute(
+            "SELECT run_key, span_start, span_end, pack_version FROM findings "
+            "WHERE run_key >= ? AND run_key <= ? AND kind = 'negative-claim' AND span_start IS NOT NULL "
+            "AND span_end IS NOT NULL AND coalesce(field, 'answer') = 'answer' ORDER BY run_key, seq",
+            [rows[0][0], rows[-1][0]],
+        ):
+            spans.setdefault(run_key, []).append((int(start), int(end), version))
+        for key, answer in rows:
+            flagged = spans.get(key, [])
+            if flagged or not only_flagged:
+                yield key, answer, flagged
+        if len(rows) < page:
+            return
+        after = rows[-1][0]
+
+
+def iter_finding_labels(
+    db: Database, *, reviewer: str | None = None, page: int = LABEL_PAGE
+) -> Iterator[FindingLabelRow]:
+    """Current tp/fp/unsure labels on placed negative-claim findings of answers, one row per reviewer."""
+    who = " AND c.reviewer = ?" if reviewer else ""
+    after: tuple[str, str] = ("", "")
+    while True:
+        rows = db.execute(
+            "SELECT c.target_id, f.run_key, f.span_start, f.span_end, c.reviewer, c.verdict "
+            "FROM current_labels c JOIN findings f ON f.id = c.target_id "
+            "WHERE (c.target_id, c.reviewer) > (?, ?) AND c.verdict IN ('tp', 'fp', 'unsure') "
+            "AND f.kind = 'negative-claim' AND f.span_start IS NOT NULL AND f.span_end IS NOT NULL "
+            f"AND coalesce(f.field, 'answer') = 'answer'{who} ORDER BY c.target_id, c.reviewer LIMIT ?",
+            [*after, *([reviewer] if reviewer else []), page],
+        ).fetchall()
+        for target, run_key, start, end, who_, verdict in rows:
+            yield target, run_key, int(start), int(end), who_, verdict
+        if len(rows) < page:
+            return
+        after = (rows[-1][0], rows[-1][4])
+
+
+def iter_missed_labels(
+    db: Database, *, reviewer: str | None = None, page: int = LABEL_PAGE
+) -> Iterator[MissedLabelRow]:
+    """Current missed-negative labels, one row per reviewer (the same words share one missed id)."""
+    who = " AND reviewer = ?" if reviewer else ""
+    after: tuple[str, str] = ("", "")
+    while True:
+        rows = db.execute(
+            "SELECT target_id, run_key, span_start, span_end, list, span_text, reviewer FROM current_labels "
+            "WHERE (target_id, reviewer) > (?, ?) AND verdict = 'missed' AND span_start IS NOT NULL "
+            f"AND span_end IS NOT NULL{who} ORDER BY target_id, reviewer LIMIT ?",
+            [*after, *([reviewer] if reviewer else []), page],
+        ).fetchall()
+        for target, run_key, start, end, list_name, text, who_ in rows:
+            yield target, run_key, int(start), int(end), list_name or "none", text or "", who_
+        if len(rows) < page:
+            return
+        after = (rows[-1][0], rows[-1][6])
+
+
+# -- synthetic answers (benchmarks and tests only) ----------------------------------------------------------------
+
+
+def insert_synthetic_answers(
+    db: Database, rows: Iterable[tuple[str, str, Sequence[tuple[int, int]]]], *, batch: int = 10_000
+) -> int:
+    """Insert bare `runs` rows (key, answer) with placed negative-claim findings, fast, for benchmarks.
+
+    Not a recording: no original, no events, not searchable. Never use it on a reviewer's database."""
+    run_sql = (
+        "INSERT OR REPLACE INTO runs (key, recording_id, run_id, answer, outcome, negative_claims, findings) "
+        "VALUES (?, 0, ?, ?, 'delivered', ?, ?)"
+    )
+    finding_sql = (
+        "INSERT OR REPLACE INTO findings (id, run_key, run_id, seq, kind, field, span_start, span_end, "
+        "span_text, placeable, pack_version) VALUES (?, ?, ?, ?, 'negative-claim', 'answer', ?, ?, ?, 1, ?)"
+    )
+    total = 0
+    runs: list[tuple[Any, ...]] = []
+    findings: list[tuple[Any, ...]] = []
+
+    def flush() -> None:
+        with write_lock(db):
+            db.conn.executemany(run_sql, runs)
+            db.conn.executemany(finding_sql, findings)
+        runs.clear()
+        findings.clear()
+
+    for key, answer, spans in rows:
+        runs.append((key, key, answer, len(spans), len(spans)))
+        for seq, (start, end) in enumerate(spans):
+            findings.append((f"syn-{key}-{seq}", key, key, seq, start, end, answer[start:end], "synthetic@1"))
+        total += 1
+        if len(runs) >= batch:
+            flush()
+    if runs:
+        flush()
+    return total
