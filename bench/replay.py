@@ -23,12 +23,12 @@ from bench.corpus import EMOJI, NEGATIVES, _filler, _Slots
 CORPUS_ROOT = Path(__file__).resolve().parent / "corpus"
 
 NONE_PHRASES = [
-    "came up empty", "found nothing", "no open incidents", "zero results", "nothing turned up",
+    "found nothing", "no open incidents", "zero results", "nothing turned up",
     "there are none", "no alerts fired", "no matching records", "the log is clean", "no pages fired",
     "nothing is pending", "no data was lost", "nothing is failing", "no pods are pending",
     "none of the replicas", "no deploys touched", "no sign of packet loss", "nothing else is open",
     "no errors on", "the search returned nothing", "not a single alert", "no regressions",
-    "no rollbacks", "no incidents anywhere",
+    "no rollbacks", "no incidents anywhere", "came up empty",
 ]  # fmt: skip
 COMPLETE_PHRASES = [
     "that is the full list", "the list is complete", "every region is covered", "no others exist",
@@ -68,7 +68,7 @@ def build(db_path: Path, n: int) -> None:
     print(f"inserted {n:,} synthetic answers in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     rng = random.Random(5)
     labelled = 0
-    for key, text, flagged in iter_answers(db, only_flagged=True):
+    for key, _text, flagged in iter_answers(db, only_flagged=True):
         if rng.random() < 0.01:
             for seq, _ in enumerate(flagged):
                 store_labels.label_finding(db, f"syn-{key}-{seq}", rng.choice(["tp", "tp", "fp"]), "bench")
@@ -85,7 +85,9 @@ def build(db_path: Path, n: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--answers", type=int, default=100_000)
     parser.add_argument("--db", type=Path, default=None)
     parser.add_argument("--fresh", action="store_true", help="Rebuild the database first.")

@@ -443,7 +443,11 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @db_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
-@click.option("--reviewer", default=None, help="Reviewer name used by every tab (default: $REVIEWER_NAME, else the user).")
+@click.option(
+    "--reviewer",
+    default=None,
+    help="Reviewer name used by every tab (default: $REVIEWER_NAME, else the user).",
+)
 def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) -> None:
     """Serve the app in a browser (textual-serve: one app process per tab, one shared WAL database).
 
@@ -466,13 +470,17 @@ def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) 
         )
     url_host = f"[{host}]" if ":" in host else host
     click.echo(f"Serving {target} at http://{url_host}:{port}  (Ctrl+C to stop)")
-    Server(" ".join(shlex.quote(c) for c in command), host=host, port=port, title="footprint-reviewer").serve()
+    Server(
+        " ".join(shlex.quote(c) for c in command), host=host, port=port, title="footprint-reviewer"
+    ).serve()
 
 
 @cli.command("open")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @db_option
-@click.option("--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user).")
+@click.option(
+    "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
+)
 def open_cmd(paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None = None) -> None:
     """Open the review app (ingesting PATHS first, with progress).
 
@@ -491,6 +499,11 @@ def _launch_app(db_path: Path, reviewer: str | None) -> None:
     from reviewer.ui.app import make_app
 
     make_app(db_path=db_path, reviewer=resolve_reviewer(reviewer)).run()
+
+
+from reviewer.pack_cli import pack  # noqa: E402  (the `reviewer pack ...` group)
+
+cli.add_command(pack)
 
 
 def main() -> None:  # pragma: no cover

@@ -241,6 +241,15 @@ def unlabelled_counts(db: Database, keys: list[str]) -> dict[str, int | None]:
     return {k: int(counts.get(k, 0)) for k in keys}
 
 
+def runs_of_source(db: Database, source: str) -> dict[str, Any]:
+    """The recording ingested from `source` (its events and bytes) and its run keys, most events first."""
+    rec = db.execute("SELECT id, events, bytes FROM recordings WHERE source = ?", [source]).fetchone()
+    if rec is None:
+        raise NotFound(f"no recording ingested from {source!r}")
+    keys = [r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ? ORDER BY events DESC", [rec[0]])]
+    return {"events": rec[1], "bytes": rec[2], "keys": keys}
+
+
 # --- benchmarks --------------------------------------------------------------------------------------------
 
 _AGENTS = ("incident-desk", "oncall-assistant", "san-triage", "db-oncall", "support-desk", "billing-bot")

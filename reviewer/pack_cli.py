@@ -1,0 +1,735 @@
+"""`reviewer pack ...`: curate phrase packs from labels, replay them, measure them, export them.
+
+The first half is the operations the CLI and the packs screen share (each takes an open database and
+returns plain data); the second half is the click group. SQL stays in `store.packs`; limits, hashing,
+matching and figures stay in `reviewer.review`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from reviewer.review.inert import inert
+from reviewer.review.pack_replay import (
+    CAVEAT,
+    DEFAULT_HOLDOUT,
+    build_labels,
+    diff_json,
+    figures_summary,
+    replay_rows,
+    report_json,
+    report_lines,
+    suggest_from_rows,
+    suggestion_json,
+)
+from reviewer.review.packs import (
+    PackFormatError,
+    PackLimitError,
+    PhrasePack,
+    diff,
+    normalise_phrase,
+)
+from reviewer.review.replay import DEFAULT_SEED
+from store import packs as store_packs
+from store.errors import NotFound, StoreError
+from store.packs import StoredPack
+
+#: The baseline when a pack has no parent, no earlier version, and none was named.
+EMPTY_REF = "(empty pack)"
+
+# ---------------------------------------------------------------------------------------------------------------
+# Operations (shared with reviewer.ui.screens.packs). `db` is an open store database.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def to_domain(stored: StoredPack | None) -> PhrasePack:
+    """The domain pack of a stored version (the empty pack for None)."""
+    if stored is None:
+        return PhrasePack(EMPTY_REF)
+    return PhrasePack.create(stored.name, stored.none, stored.complete, stored.parent_hash)
+
+
+def ref_json(stored: StoredPack | None, pack: PhrasePack | None = None) -> dict[str, Any]:
+    """How a pack is named in JSON output: `{ref, name, version, hash}` (ref null for the empty pack)."""
+    if stored is None:
+        return {
+            "ref": None,
+            "name": None,
+            "version": None,
+            "hash": (pack or PhrasePack(EMPTY_REF)).content_hash,
+        }
+    return {"ref": stored.ref, "name": stored.name, "version": stored.version, "hash": stored.content_hash}
+
+
+def _save(db: Any, pack: PhrasePack, name: str, who: str | None, note: str | None) -> StoredPack:
+    return store_packs.save_pack(
+        db,
+        name,
+        content_hash=pack.content_hash,
+        none=pack.none,
+        complete=pack.complete,
+        parent_hash=pack.parent_hash,
+        created_by=who,
+        note=note,
+    )
+
+
+def create_pack(
+    db: Any,
+    name: str,
+    none: Iterable[str] = (),
+    complete: Iterable[str] = (),
+    *,
+    from_ref: str | None = None,
+    who: str | None = None,
+    note: str | None = None,
+) -> StoredPack:
+    """The first version of a new pack (optionally starting from another pack's phrases)."""
+    name = store_packs.check_name(name)
+    if store_packs.latest_pack(db, name) is not None:
+        raise StoreError(f"a pack named {name!r} exists; change it with `reviewer pack add/remove`")
+    base = store_packs.find_pack(db, from_ref) if from_ref else None
+    pack = PhrasePack.create(
+        name,
+        [*(base.none if base else ()), *none],
+        [*(base.complete if base else ()), *complete],
+        base.content_hash if base else None,
+    )
+    return _save(db, pack, name, who, note)
+
+
+class UnchangedError(StoreError):
+    """The change would leave the pack as it is; no version was written."""
+
+
+def change_pack(
+    db: Any,
+    name: str,
+    *,
+    add: Iterable[str] = (),
+    list_name: str = "none",
+    remove: Iterable[str] = (),
+    who: str | None = None,
+    note: str | None = None,
+) -> StoredPack:
+    """A new version of `name` with phrases added to `list_name` and/or removed (parent: the latest)."""
+    latest = store_packs.latest_pack(db, name)
+    if latest is None:
+        raise NotFound(f"no phrase pack {name!r}; create it with `reviewer pack new {name}`")
+    current = to_domain(latest)
+    keys = {normalise_phrase(p) for _, p in current.phrases()}
+    missing = [p for p in remove if normalise_phrase(p) not in keys]
+    if missing:
+        raise NotFound(f"pack {latest.ref} has no phrase {missing[0]!r}")
+    drop = {normalise_phrase(p) for p in remove}
+    none = [p for p in current.none if normalise_phrase(p) not in drop]
+    complete = [p for p in current.complete if normalise_phrase(p) not in drop]
+    (complete if list_name == "complete" else none).extend(add)
+    pack = PhrasePack.create(name, none, complete, latest.content_hash)
+    if pack.content_hash == latest.content_hash:
+        raise UnchangedError(f"pack {latest.ref} already holds exactly these phrases; nothing saved")
+    return _save(db, pack, name, who, note)
+
+
+def parse_pack_text(text: str, name: str) -> PhrasePack:
+    """A pack from JSON text (`{prose, phrases: {none, complete}}` or bare lists) or a TypeScript snippet."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        if "=" in text and "{" in text:
+            return PhrasePack.from_typescript(text, name=name)
+        raise PackFormatError("not JSON, and not a TypeScript `export const ... = {...}` snippet") from None
+    return PhrasePack.from_json_obj(obj, name=name)
+
+
+def import_pack(
+    db: Any, name: str, text: str, *, who: str | None = None, note: str | None = None
+) -> StoredPack:
+    """Save an imported pack as a new version of `name` (its parent: the latest version, if any)."""
+    name = store_packs.check_name(name)
+    latest = store_packs.latest_pack(db, name)
+    parsed = parse_pack_text(text, name)
+    pack = PhrasePack.create(name, parsed.none, parsed.complete, latest.content_hash if latest else None)
+    if latest is not None and pack.content_hash == latest.content_hash:
+        raise UnchangedError(f"pack {latest.ref} already holds exactly these phrases; nothing saved")
+    return _save(db, pack, name, who, note or "imported")
+
+
+def baseline_for(
+    db: Any, candidate: StoredPack, against: str | None = None, against_empty: bool = False
+) -> StoredPack | None:
+    """The pack a candidate is measured against: the one named, else its parent, else the version before
+    it, else None (the empty pack)."""
+    if against_empty:
+        return None
+    if against:
+        return store_packs.find_pack(db, against)
+    if candidate.parent_hash and candidate.parent_hash != candidate.content_hash:
+        parent = store_packs.pack_by_hash(db, candidate.parent_hash)
+        if parent is not None and parent.content_hash == candidate.parent_hash:
+            return parent
+    return store_packs.previous_version(db, candidate)
+
+
+def pack_diff(db: Any, a_ref: str, b_ref: str | None = None) -> dict[str, Any]:
+    """Changes from A to B; with only A, from A's baseline (parent / previous version / empty) to A."""
+    if b_ref is None:
+        b = store_packs.find_pack(db, a_ref)
+        a = baseline_for(db, b)
+    else:
+        a, b = store_packs.find_pack(db, a_ref), store_packs.find_pack(db, b_ref)
+    return {"from": ref_json(a), "to": ref_json(b), **diff_json(diff(to_domain(a), to_domain(b)))}
+
+
+def load_labels(db: Any) -> Any:
+    return build_labels(store_packs.iter_finding_labels(db), store_packs.iter_missed_labels(db))
+
+
+def run_replay(
+    db: Any,
+    ref: str,
+    *,
+    against: str | None = None,
+    against_empty: bool = False,
+    holdout_share: float = DEFAULT_HOLDOUT,
+    seed: str = DEFAULT_SEED,
+    examples: int = 20,
+    progress: Callable[[int, int], None] | None = None,
+    progress_every: int = 5_000,
+) -> dict[str, Any]:
+    """Replay `ref` against its baseline over every stored answer, record the trial, return the figures.
+    `progress(done, total)` is called every `progress_every` answers (it may raise to cancel)."""
+    if not 0.0 <= holdout_share <= 1.0:
+        raise ValueError(f"holdout share must be between 0 and 1, got {holdout_share}")
+    cand_row = store_packs.find_pack(db, ref)
+    base_row = baseline_for(db, cand_row, against, against_empty)
+    candidate, baseline = to_domain(cand_row), to_domain(base_row)
+    labels = load_labels(db)
+    total = store_packs.count_answers(db)
+    on_step = (lambda n: progress(n, total)) if progress is not None else None
+    started = time.perf_counter()
+    report = replay_rows(
+        store_packs.iter_answers(db),
+        baseline,
+        candidate,
+        labels,
+        holdout_share=holdout_share,
+        seed=seed,
+        progress=on_step,
+        progress_every=progress_every,
+        example_limit=max(examples, 0),
+    )
+    seconds = time.perf_counter() - started
+    if progress is not None and (report.answers == 0 or report.answers % progress_every):
+        progress(report.answers, total)
+    data = report_json(
+        report, candidate, baseline, labels=labels, holdout_share=holdout_share, seed=seed, examples=examples
+    )
+    data = {
+        "candidate": ref_json(cand_row),
+        "baseline": ref_json(base_row, baseline),
+        "seconds": round(seconds, 3),
+        "answers_per_second": round(report.answers / seconds) if seconds > 0 else None,
+        **data,
+    }
+    trial = store_packs.record_trial(
+        db, candidate.content_hash, baseline.content_hash, labels.fingerprint, figures_summary(data)
+    )
+    data["trial"] = trial
+    return data
+
+
+def rejected_phrases(db: Any, pack_name: str | None) -> set[str]:
+    """Phrases whose latest decision for this pack is a rejection (normalised)."""
+    if not pack_name:
+        return set()
+    latest: dict[str, str] = {}
+    for d in store_packs.list_decisions(db, pack_name):
+        latest[normalise_phrase(d["phrase"])] = d["decision"]
+    return {p for p, decision in latest.items() if decision == "rejected"}
+
+
+def suggestions(
+    db: Any,
+    ref: str | None = None,
+    *,
+    holdout_share: float = DEFAULT_HOLDOUT,
+    seed: str = DEFAULT_SEED,
+    limit: int | None = 50,
+) -> dict[str, Any]:
+    """Suggested phrases for `ref` (or for a new pack) from the training part of the labels."""
+    stored = store_packs.find_pack(db, ref) if ref else None
+    existing = to_domain(stored) if stored else None
+    labels = load_labels(db)
+    found, used = suggest_from_rows(
+        labels,
+        store_packs.iter_answers(db, only_flagged=True),
+        existing=existing,
+        exclude=rejected_phrases(db, stored.name if stored else None),
+        holdout_share=holdout_share,
+        seed=seed,
+        limit=limit,
+    )
+    return {
+        "pack": ref_json(stored) if stored else None,
+        "holdout": {"share": holdout_share, "seed": seed},
+        "used": used,
+        "suggestions": [suggestion_json(s) for s in found],
+    }
+
+
+def decide(db: Any, name: str, phrase: str, list_name: str, decision: str, who: str | None) -> dict[str, Any]:
+    """Accept (a new version holding the phrase; the pack is created if new) or reject a suggestion;
+    both are recorded in pack_decisions. Returns {decision, pack}."""
+    pack: StoredPack | None = None
+    if decision == "accepted":
+        if store_packs.latest_pack(db, name) is None:
+            pack = create_pack(
+                db, name, *(([phrase], []) if list_name == "none" else ([], [phrase])), who=who
+            )
+        else:
+            pack = change_pack(
+                db, name, add=[phrase], list_name=list_name, who=who, note="accepted suggestion"
+            )
+    row = store_packs.record_decision(db, name, phrase, list_name, decision, who)
+    return {"decision": row, "pack": pack.as_dict() if pack else None}
+
+
+def export_text(stored: StoredPack, *, ts: bool = False, const_name: str = "phrases") -> str:
+    """The JSON object `.negativeClaims(...)` accepts, or the same as a TypeScript snippet."""
+    pack = to_domain(stored)
+    return pack.to_typescript(const_name) if ts else pack.to_json_text() + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The click group
+# ---------------------------------------------------------------------------------------------------------------
+
+db_option = click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Database file (default: $REVIEWER_DB or ./reviewer.db).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (a stable interface).")
+reviewer_option = click.option(
+    "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
+)
+holdout_option = click.option(
+    "--holdout",
+    "holdout_share",
+    type=click.FloatRange(0.0, 1.0),
+    default=DEFAULT_HOLDOUT,
+    show_default=True,
+    help="Share of labelled answers held out (never seen by suggestions; reported separately).",
+)
+seed_option = click.option(
+    "--seed", default=DEFAULT_SEED, show_default=True, help="Seed of the stable holdout split."
+)
+
+
+def _open(db_path: Path | None) -> Any:
+    from store.db import open_database
+    from store.ingest import default_db_path
+
+    try:
+        return open_database(db_path if db_path is not None else default_db_path())
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(
+        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
+    )
+
+
+def _who(reviewer: str | None) -> str:
+    from reviewer.settings import resolve_reviewer
+
+    return resolve_reviewer(reviewer)
+
+
+def _guard(fn: Callable[[], Any]) -> Any:
+    """Run an operation; every refusal (a broken limit, a bad file, an unknown pack) exits 1 with its message."""
+    try:
+        return fn()
+    except (PackLimitError, PackFormatError, StoreError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _show_saved(stored: StoredPack, as_json: bool) -> None:
+    if as_json:
+        _print_json(stored.as_dict())
+        return
+    parent = f", parent {stored.parent_hash[:12]}" if stored.parent_hash else ""
+    click.echo(
+        f"saved {inert(stored.ref)} ({stored.content_hash[:12]}{parent}): "
+        f"{len(stored.none)} none, {len(stored.complete)} complete"
+    )
+
+
+@click.group("pack")
+def pack() -> None:
+    """Phrase packs: the literal extension of `.negativeClaims({ prose: true, phrases })`.
+
+    At most 32 phrases in total, each at most 128 UTF-16 code units, literal words only; a pack that
+    breaks a limit is refused with the limit named (exit 1). Packs are versioned: every change saves a
+    new version whose parent is the one before.
+    """
+
+
+@pack.command("new")
+@click.argument("name")
+@click.option("--none", "none", multiple=True, help="A phrase for the `none` list (repeatable).")
+@click.option("--complete", "complete", multiple=True, help="A phrase for the `complete` list (repeatable).")
+@click.option("--from", "from_ref", default=None, help="Start from another pack's phrases (its parent).")
+@click.option("--note", default=None, help="A note kept with the version.")
+@reviewer_option
+@db_option
+@json_option
+def new_cmd(
+    name: str,
+    none: tuple[str, ...],
+    complete: tuple[str, ...],
+    from_ref: str | None,
+    note: str | None,
+    reviewer: str | None,
+    db_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Create pack NAME (version 1).
+
+    Example: reviewer pack new ops --none "came up empty" --complete "that is the full list"
+    """
+    db = _open(db_path)
+    stored = _guard(
+        lambda: create_pack(db, name, none, complete, from_ref=from_ref, who=_who(reviewer), note=note)
+    )
+    _show_saved(stored, as_json)
+
+
+@pack.command("add")
+@click.argument("name")
+@click.argument("phrases", nargs=-1, required=True)
+@click.option(
+    "--list", "list_name", type=click.Choice(["none", "complete"]), default="none", show_default=True
+)
+@click.option("--note", default=None, help="A note kept with the version.")
+@reviewer_option
+@db_option
+@json_option
+def add_cmd(
+    name: str,
+    phrases: tuple[str, ...],
+    list_name: str,
+    note: str | None,
+    reviewer: str | None,
+    db_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Add PHRASES to pack NAME (a new version).
+
+    Example: reviewer pack add ops "nothing turned up" --list none
+    """
+    db = _open(db_path)
+    stored = _guard(
+        lambda: change_pack(db, name, add=phrases, list_name=list_name, who=_who(reviewer), note=note)
+    )
+    _show_saved(stored, as_json)
+
+
+@pack.command("remove")
+@click.argument("name")
+@click.argument("phrases", nargs=-1, required=True)
+@click.option("--note", default=None, help="A note kept with the version.")
+@reviewer_option
+@db_option
+@json_option
+def remove_cmd(
+    name: str,
+    phrases: tuple[str, ...],
+    note: str | None,
+    reviewer: str | None,
+    db_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Remove PHRASES (from either list) of pack NAME (a new version).
+
+    Example: reviewer pack remove ops "came up empty"
+    """
+    db = _open(db_path)
+    stored = _guard(lambda: change_pack(db, name, remove=phrases, who=_who(reviewer), note=note))
+    _show_saved(stored, as_json)
+
+
+@pack.command("list")
+@db_option
+@json_option
+def list_cmd(db_path: Path | None, as_json: bool) -> None:
+    """Every pack with its latest version.
+
+    Example: reviewer pack list --json
+    """
+    rows = store_packs.list_packs(_open(db_path))
+    if as_json:
+        _print_json(rows)
+        return
+    if not rows:
+        click.echo("no phrase packs yet (reviewer pack new NAME)")
+    for r in rows:
+        click.echo(
+            f"{inert(r['ref']):24} {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
+            f"{r['updated_at']}  {inert(r['updated_by'] or '')}"
+        )
+
+
+@pack.command("show")
+@click.argument("ref")
+@db_option
+@json_option
+def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
+    """One pack version (NAME, NAME@N, NAME@HASH or HASH) with its history.
+
+    Example: reviewer pack show ops@2
+    """
+    db = _open(db_path)
+    stored: StoredPack = _guard(lambda: store_packs.find_pack(db, ref))
+    versions = store_packs.pack_versions(db, stored.name)
+    if as_json:
+        out = stored.as_dict()
+        out["versions"] = [
+            {k: v for k, v in p.as_dict().items() if k not in ("none", "complete")}
+            | {"phrases": len(p.none) + len(p.complete)}
+            for p in versions
+        ]
+        _print_json(out)
+        return
+    click.echo(f"{inert(stored.ref)}  hash {stored.content_hash}")
+    click.echo(
+        f"parent {stored.parent_hash or '-'}  saved {stored.created_at} by {inert(stored.created_by or '?')}"
+    )
+    if stored.note:
+        click.echo(f"note: {inert(stored.note)}")
+    for list_name, phrases in (("none", stored.none), ("complete", stored.complete)):
+        click.echo(f"{list_name} ({len(phrases)}):")
+        for p in phrases:
+            click.echo(f"  {inert(p)}")
+    click.echo(f"versions: {', '.join(f'{p.version}:{p.content_hash[:8]}' for p in versions)}")
+
+
+@pack.command("diff")
+@click.argument("a")
+@click.argument("b", required=False)
+@db_option
+@json_option
+def diff_cmd(a: str, b: str | None, db_path: Path | None, as_json: bool) -> None:
+    """Changes from pack A to pack B (with only A: from A's parent or previous version to A).
+
+    Example: reviewer pack diff ops@1 ops@3
+    """
+    db = _open(db_path)
+    data = _guard(lambda: pack_diff(db, a, b))
+    if as_json:
+        _print_json(data)
+        return
+    click.echo(f"{inert(data['from']['ref'] or EMPTY_REF)} -> {inert(data['to']['ref'])}")
+    if data["unchanged"]:
+        click.echo("  no change")
+    for sign, part in (("+", "added"), ("-", "removed")):
+        for list_name in ("none", "complete"):
+            for p in data[part][list_name]:
+                click.echo(f"  {sign} {list_name}: {inert(p)}")
+
+
+def _progress_printer(as_json: bool) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A progress callback: a rich bar on a terminal, else `replayed N/M answers` lines on stderr."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        from rich.progress import Progress
+
+        bar = Progress(console=console, transient=True)
+        task = bar.add_task("replaying", total=None)
+        bar.start()
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return update, bar.stop
+
+    def line(done: int, total: int) -> None:
+        if not as_json:
+            click.echo(f"replayed {done:,}/{total:,} answers", err=True)
+
+    return line, lambda: None
+
+
+@pack.command("replay")
+@click.argument("ref")
+@click.option(
+    "--against", default=None, help="Baseline pack (default: the parent, else the previous version)."
+)
+@click.option("--against-empty", is_flag=True, help="Measure against the empty pack.")
+@holdout_option
+@seed_option
+@click.option(
+    "--examples", type=click.IntRange(0), default=20, show_default=True, help="Example clauses kept."
+)
+@db_option
+@json_option
+def replay_cmd(
+    ref: str,
+    against: str | None,
+    against_empty: bool,
+    holdout_share: float,
+    seed: str,
+    examples: int,
+    db_path: Path | None,
+    as_json: bool,
+) -> None:
+    """What-if: replay pack REF over every stored answer next to its baseline, measured against the labels.
+
+    Every replay is recorded, so the output counts the variants tried against the same labels.
+
+    Example: reviewer pack replay ops --json
+    """
+    if against and against_empty:
+        raise click.UsageError("give --against or --against-empty, not both")
+    db = _open(db_path)
+    update, stop = _progress_printer(as_json)
+    try:
+        data = _guard(
+            lambda: run_replay(
+                db,
+                ref,
+                against=against,
+                against_empty=against_empty,
+                holdout_share=holdout_share,
+                seed=seed,
+                examples=examples,
+                progress=update,
+                progress_every=10_000,
+            )
+        )
+    finally:
+        stop()
+    if as_json:
+        _print_json(data)
+        return
+    for line in report_lines(data, examples=min(examples, 5)):
+        click.echo(inert(line))
+
+
+@pack.command("suggest")
+@click.argument("ref", required=False)
+@holdout_option
+@seed_option
+@click.option("--limit", type=click.IntRange(1), default=30, show_default=True)
+@db_option
+@json_option
+def suggest_cmd(
+    ref: str | None, holdout_share: float, seed: str, limit: int, db_path: Path | None, as_json: bool
+) -> None:
+    """Candidate phrases from missed-negative labels (training part only), with what each would cover
+    and the already-flagged and false-positive clauses it would also touch.
+
+    Example: reviewer pack suggest ops --json
+    """
+    db = _open(db_path)
+    data = _guard(lambda: suggestions(db, ref, holdout_share=holdout_share, seed=seed, limit=limit))
+    if as_json:
+        _print_json(data)
+        return
+    used = data["used"]
+    click.echo(
+        f"from {used['missed_labels_used']} missed-negative label(s) ({used['missed_labels_held_out']} held out, "
+        f"never seen); costs against {used['flagged_clauses']} flagged and {used['fp_clauses']} false-positive clause(s)"
+    )
+    if not data["suggestions"]:
+        click.echo("no suggestions (label missed negatives with `reviewer label --missed`)")
+    for s in data["suggestions"]:
+        click.echo(
+            f"  {s['list']:8} {inert(s['phrase'])!s:40} covers {s['covers']}, touches {s['touches_flagged']} "
+            f"flagged / {s['touches_fp']} fp{'' if s['from_label'] else ' (shared sub-phrase)'}"
+        )
+
+
+@pack.command("export")
+@click.argument("ref")
+@click.option("--ts", is_flag=True, help="A TypeScript snippet (`satisfies NegativeClaimsOptions`).")
+@click.option(
+    "--const", "const_name", default="phrases", show_default=True, help="With --ts: the const name."
+)
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write to this file.")
+@click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
+@db_option
+def export_cmd(
+    ref: str, ts: bool, const_name: str, output: Path | None, force: bool, db_path: Path | None
+) -> None:
+    """The pack as the JSON `.negativeClaims(...)` accepts, or (--ts) as a TypeScript snippet.
+
+    Example: reviewer pack export ops --ts -o phrases.ts
+    """
+    if ts and not const_name.isidentifier():
+        raise click.UsageError(f"--const {const_name!r} is not an identifier")
+    db = _open(db_path)
+    stored: StoredPack = _guard(lambda: store_packs.find_pack(db, ref))
+    text = export_text(stored, ts=ts, const_name=const_name)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from reviewer.exports import ExportError, write_export
+
+    try:
+        write_export(output, text, force=force)
+    except ExportError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {output}", err=True)
+
+
+@pack.command("import")
+@click.argument("source")
+@click.option("--name", required=True, help="Pack to save into (a new pack, or a new version of it).")
+@click.option("--note", default=None, help="A note kept with the version.")
+@reviewer_option
+@db_option
+@json_option
+def import_cmd(
+    source: str, name: str, note: str | None, reviewer: str | None, db_path: Path | None, as_json: bool
+) -> None:
+    """Import SOURCE: a file holding the JSON object (or our TypeScript snippet), `-` for stdin, or the
+    JSON itself, e.g. '{"prose": true, "phrases": {"none": ["came up empty"], "complete": []}}'.
+
+    Example: reviewer pack import phrases.json --name ops
+    """
+    if source == "-":
+        text = sys.stdin.read()
+    elif source.lstrip().startswith("{"):
+        text = source
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise click.ClickException(
+                f"{source}: no such file (give a file, '-', or the JSON object itself)"
+            )
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.ClickException(f"{source}: cannot read it as UTF-8 text ({exc})") from exc
+    db = _open(db_path)
+    stored = _guard(lambda: import_pack(db, name, text, who=_who(reviewer), note=note))
+    _show_saved(stored, as_json)
+
+
+__all__ = ["CAVEAT", "pack"]

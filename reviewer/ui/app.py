@@ -1,0 +1,143 @@
+"""The review app and its one factory, `make_app`, used by the CLI, `reviewer serve` and the tests."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.worker import Worker, WorkerState
+
+from reviewer.service import ReviewService
+from reviewer.ui.commands import ReviewerCommands
+from reviewer.ui.keymap import KeymapError, load_keymap
+from reviewer.ui.messages import ApplyRunFilters, OpenRun
+from reviewer.ui.screens.help import HelpScreen
+from reviewer.ui.screens.run import RunScreen
+from reviewer.ui.screens.runs import RunsScreen
+from store.errors import NotFound
+
+
+class ReviewerApp(App[None]):
+    """Runs screen at the bottom of the stack; run screens pushed on top; help and palette as overlays."""
+
+    TITLE = "footprint-reviewer"
+    CSS_PATH = "styles/app.tcss"
+    COMMANDS = App.COMMANDS | {ReviewerCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "help", "Help", id="app.help"),
+        Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.commands"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        service: ReviewService,
+        *,
+        reviewer: str | None = None,
+        keymap: dict[str, str] | None = None,
+        now: datetime | None = None,
+    ) -> None:
+        super().__init__()
+        self.service = service
+        self.reviewer = reviewer
+        self.now = now
+        self._initial_keymap = keymap
+        self.sub_title = service.db_path.name
+
+    def on_mount(self) -> None:
+        if self._initial_keymap is None:
+            try:
+                self._initial_keymap = load_keymap()
+            except KeymapError as exc:
+                self._initial_keymap = {}
+                self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
+        if self._initial_keymap:
+            self.set_keymap(self._initial_keymap)
+        self.push_screen(RunsScreen())
+
+    def on_unmount(self) -> None:
+        self.service.close()
+
+    # -- one place for worker failures ------------------------------------------------------------------------
+
+    def report_worker(self, event: Worker.StateChanged) -> None:
+        """Show a failed worker's error as a notification; the app keeps running."""
+        worker = event.worker
+        if event.state is not WorkerState.ERROR:
+            return
+        error = worker.error
+        message = str(error) if isinstance(error, NotFound) else f"{type(error).__name__}: {error}"
+        self.log.error(f"worker {worker.name!r} ({worker.group}) failed", error)
+        self.notify(message[:500], title=f"{worker.group or worker.name} failed", severity="error", markup=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.report_worker(event)
+
+    # -- navigation -------------------------------------------------------------------------------------------
+
+    @property
+    def runs_screen(self) -> RunsScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, RunsScreen):
+                return screen
+        return None
+
+    @on(OpenRun)
+    def _open_run(self, message: OpenRun) -> None:
+        if message.resolved:
+            self.push_screen(RunScreen(message.ident))
+        else:
+            self.open_run(message.ident)
+
+    @work(exclusive=True, group="open-run", exit_on_error=False)
+    async def open_run(self, ident: str) -> None:
+        key = await self.service.resolve_run(ident)
+        self.push_screen(RunScreen(key))
+
+    @on(ApplyRunFilters)
+    async def _apply_filters(self, message: ApplyRunFilters) -> None:
+        runs = await self._back_to_runs()
+        if runs is not None:
+            runs.set_filters(message.changes, replace=message.replace)
+
+    async def _back_to_runs(self) -> RunsScreen | None:
+        runs = self.runs_screen
+        if runs is None:
+            return None
+        while self.screen is not runs and len(self.screen_stack) > 1:
+            await self.pop_screen()
+        return runs
+
+    async def action_search_runs(self) -> None:
+        runs = await self._back_to_runs()
+        if runs is not None:
+            runs.action_search()
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+
+def make_app(
+    db_path: str | Path | None = None,
+    reviewer: str | None = None,
+    *,
+    keymap: dict[str, str] | None = None,
+    now: datetime | None = None,
+    **_settings: Any,
+) -> ReviewerApp:
+    """Build the app over the database at `db_path` (default: `$REVIEWER_DB` or ./reviewer.db).
+
+    `keymap` overrides the keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for
+    views that show ages (tests, snapshots).
+    """
+    if db_path is None:
+        from store.ingest import default_db_path
+
+        db_path = default_db_path()
+    return ReviewerApp(ReviewService(db_path), reviewer=reviewer, keymap=keymap, now=now)

@@ -1,0 +1,66 @@
+"""The app's own command-palette commands: jump to a run by id, filter by outcome, search, sort, help."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from reviewer.ui.messages import ApplyRunFilters, OpenRun
+from store.outcome import OUTCOMES
+
+if TYPE_CHECKING:
+    from reviewer.ui.app import ReviewerApp
+
+
+class ReviewerCommands(Provider):
+    """Fixed commands (filters, sorts, help) plus two that take the typed text: jump to run, search runs."""
+
+    @property
+    def reviewer_app(self) -> ReviewerApp:
+        return self.app  # type: ignore[return-value]
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        app = self.reviewer_app
+        post = app.post_message
+        commands: list[tuple[str, Callable[[], object], str]] = [
+            ("Runs: show withheld answers only", partial(post, ApplyRunFilters({"withheld": True})),
+             "Runs whose answer was not delivered"),
+            ("Runs: only runs with findings", partial(post, ApplyRunFilters({"has_findings": True})),
+             "Runs with at least one finding"),
+            ("Runs: clear filters and search", partial(post, ApplyRunFilters({}, replace=True)),
+             "Show every run"),
+            ("Runs: search…", app.action_search_runs, "Full-text search over prompts, answers, results, findings"),
+            ("Help: keys", app.action_help, "Every key binding"),
+        ]
+        for outcome in OUTCOMES:
+            commands.append((f"Filter runs by outcome: {outcome}",
+                             partial(post, ApplyRunFilters({"outcome": outcome})), f"Only {outcome} runs"))
+        for sort, label in (("newest", "newest first"), ("oldest", "oldest first"), ("most-findings", "most findings")):
+            commands.append((f"Sort runs: {label}", partial(post, ApplyRunFilters({"sort": sort})), ""))
+        return commands
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text or None)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text or None)
+        typed = query.strip()
+        if typed:
+            post = self.reviewer_app.post_message
+            # the typed text is shown as Text, never as markup
+            yield Hit(0.6 if typed.startswith("run-") else 0.2,
+                      Text.assemble("Jump to run ", (typed[:200], "bold")),
+                      partial(post, OpenRun(typed)), text=f"Jump to run {typed}",
+                      help="Open the run with this run id or run key")
+            yield Hit(0.15, Text.assemble("Search runs for ", (typed[:200], "bold")),
+                      partial(post, ApplyRunFilters({"search": typed})), text=f"Search runs for {typed}",
+                      help="Full-text search")

@@ -1,0 +1,393 @@
+"""The packs screen: curate a phrase pack from labels, with suggestions and the what-if replay side by side.
+
+Standalone: `PacksScreen(service_or_db_path)` needs only a database path (a `ReviewService` lends its
+`db_path`). Every store call runs on the adapter's own worker thread with its own connection, so the UI
+never waits on SQLite. Recorded text is always drawn as `rich.text.Text`, never as markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from reviewer.pack_cli import change_pack, decide, export_text, run_replay, suggestions, to_domain
+from reviewer.review.inert import inert
+from reviewer.review.pack_replay import CAVEAT, DEFAULT_HOLDOUT, report_lines
+from reviewer.review.replay import DEFAULT_SEED
+from store import packs as store_packs
+from store.packs import StoredPack
+
+T = TypeVar("T")
+
+#: The pack an accepted suggestion goes to when no pack exists yet.
+DEFAULT_PACK = "default"
+
+
+def _text(value: object, style: str = "") -> Text:
+    """Recorded or user text, inert and never parsed as markup."""
+    return Text(inert(str(value)), style=style)
+
+
+class PackData:
+    """The thin async adapter: store calls on one worker thread that owns its own connection."""
+
+    def __init__(self, source: object) -> None:
+        self.db_path = Path(getattr(source, "db_path", source))  # type: ignore[arg-type]
+        self._local = threading.local()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reviewer-packs")
+        self._closed = False
+
+    def _db(self) -> Any:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            from store.db import open_database
+
+            db = self._local.db = open_database(self.db_path)
+        return db
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn(db, *args, **kwargs)` on the adapter thread."""
+        if self._closed:
+            raise RuntimeError("the packs adapter is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(self._db(), *args, **kwargs))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+
+        def _close() -> None:
+            db = getattr(self._local, "db", None)
+            if db is not None:
+                db.close()
+                self._local.db = None
+
+        self._executor.submit(_close)
+        self._executor.shutdown(wait=False)
+
+
+def _overview(db: Any, name: str | None, holdout: float, seed: str) -> dict[str, Any]:
+    """Everything the screen draws except the replay: packs, the chosen pack, suggestions for it."""
+    packs = store_packs.list_packs(db)
+    if name is None and packs:
+        name = max(packs, key=lambda p: p["updated_at"])["name"]
+    stored = store_packs.latest_pack(db, name) if name else None
+    sugg = suggestions(db, stored.ref if stored else None, holdout_share=holdout, seed=seed, limit=100)
+    return {"packs": packs, "name": name, "stored": stored, "suggestions": sugg}
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class PacksScreen(Screen[None]):
+    """Pick a pack on the left, accept (`a`) or reject (`x`) suggestions in the middle, read the replay of
+    the pack against its previous version on the right (`R` re-runs it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "accept", "Accept", id="packs.accept"),
+        Binding("x", "reject", "Reject", id="packs.reject"),
+        Binding("d", "remove_phrase", "Remove phrase", id="packs.remove"),
+        Binding("R", "replay", "Re-run replay", id="packs.replay"),
+        Binding("e", "export('json')", "Export JSON", id="packs.export"),
+        Binding("t", "export('ts')", "Export TS", id="packs.export-ts"),
+        Binding("escape", "close", "Back", id="packs.close"),
+    ]
+
+    DEFAULT_CSS = """
+    PacksScreen { layout: vertical; }
+    PacksScreen #packs-title { height: auto; padding: 0 1; background: $boost; }
+    PacksScreen #packs-body { height: 1fr; }
+    PacksScreen #packs-left { width: 30; border-right: solid $primary-background; }
+    PacksScreen #packs-mid { width: 1fr; }
+    PacksScreen #packs-right { width: 1fr; border-left: solid $primary-background; padding: 0 1; }
+    PacksScreen .pane-title { height: auto; padding: 0 1; text-style: bold; }
+    PacksScreen #pack-names { height: auto; max-height: 40%; }
+    PacksScreen #pack-phrases { height: 1fr; }
+    PacksScreen #suggestions { height: 1fr; }
+    PacksScreen #replay-caveat { color: $warning; height: auto; margin-bottom: 1; }
+    PacksScreen #replay-progress { height: auto; }
+    PacksScreen #replay-report { height: auto; }
+    """
+
+    def __init__(
+        self,
+        service_or_db_path: object,
+        *,
+        pack_name: str | None = None,
+        reviewer: str | None = None,
+        holdout_share: float = DEFAULT_HOLDOUT,
+        seed: str = DEFAULT_SEED,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.data = PackData(service_or_db_path)
+        self.pack_name = pack_name
+        self._reviewer = reviewer
+        self.holdout_share = holdout_share
+        self.seed = seed
+        self.stored: StoredPack | None = None
+        self.suggestion_rows: list[dict[str, Any]] = []
+        self.report: dict[str, Any] | None = None
+        self._cancel = threading.Event()
+
+    # -- layout -----------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Phrase packs"), id="packs-title")
+        with Horizontal(id="packs-body"):
+            with Vertical(id="packs-left"):
+                yield Static(Text("Packs"), classes="pane-title")
+                yield OptionList(id="pack-names")
+                yield Static(Text("Phrases (d removes)"), classes="pane-title")
+                yield OptionList(id="pack-phrases")
+            with Vertical(id="packs-mid"):
+                yield Static(Text("Suggestions"), id="suggest-head", classes="pane-title")
+                yield DataTable(id="suggestions", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="packs-right"):
+                yield Static(Text("What-if replay", style="bold"))
+                yield Static(Text(CAVEAT), id="replay-caveat")
+                yield ProgressBar(id="replay-progress", show_eta=False)
+                yield Static(Text("No replay yet."), id="replay-report")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#suggestions", DataTable)
+        table.add_columns("phrase", "list", "covers", "flagged", "fp")
+        table.focus()
+        self.reload(replay=True)
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+        self.data.close()
+
+    @property
+    def reviewer(self) -> str:
+        from reviewer.settings import resolve_reviewer
+
+        return resolve_reviewer(self._reviewer or getattr(self.app, "reviewer", None))
+
+    # -- loading ----------------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="packs-load", exit_on_error=False)
+    async def reload(self, replay: bool = False) -> None:
+        table = self.query_one("#suggestions", DataTable)
+        table.loading = True
+        try:
+            view = await self.data.call(_overview, self.pack_name, self.holdout_share, self.seed)
+        except Exception as exc:  # noqa: BLE001 - shown, the screen stays usable
+            self.notify(str(exc)[:500], title="packs", severity="error", markup=False)
+            return
+        finally:
+            table.loading = False
+        self.pack_name = view["name"]
+        self.stored = view["stored"]
+        self._show_packs(view["packs"])
+        self._show_pack()
+        self._show_suggestions(view["suggestions"])
+        if replay:
+            self.action_replay()
+
+    def _show_packs(self, packs: list[dict[str, Any]]) -> None:
+        names = self.query_one("#pack-names", OptionList)
+        names.clear_options()
+        for p in packs:
+            prompt = _text(p["name"])
+            prompt.append(f"  v{p['versions']} · {p['phrases']}", style="dim")
+            names.add_option(Option(prompt, id=f"pack:{p['name']}"))
+        for i, p in enumerate(packs):
+            if p["name"] == self.pack_name:
+                names.highlighted = i
+
+    def _show_pack(self) -> None:
+        title = Text("Phrase packs  ", style="bold")
+        phrases = self.query_one("#pack-phrases", OptionList)
+        phrases.clear_options()
+        stored = self.stored
+        if stored is None:
+            title.append(f"no pack yet: accepting a suggestion creates pack {DEFAULT_PACK!r}", style="dim")
+        else:
+            title.append_text(_text(stored.ref))
+            title.append(f"  {stored.content_hash[:12]}", style="dim")
+            title.append(f"  parent {stored.parent_hash[:12] if stored.parent_hash else '-'}", style="dim")
+            title.append(f"  {len(stored.none) + len(stored.complete)}/32 phrases")
+            for list_name, plist in (("none", stored.none), ("complete", stored.complete)):
+                for p in plist:
+                    prompt = Text(f"{list_name:8} ", style="dim")
+                    prompt.append_text(_text(p))
+                    phrases.add_option(Option(prompt))
+        self.query_one("#packs-title", Static).update(title)
+
+    def _show_suggestions(self, data: dict[str, Any]) -> None:
+        self.suggestion_rows = list(data["suggestions"])
+        used = data["used"]
+        head = Text("Suggestions ", style="bold")
+        head.append(
+            f"from {used['missed_labels_used']} missed-negative label(s), {used['missed_labels_held_out']} held out "
+            f"(never seen); a accepts, x rejects",
+            style="dim",
+        )
+        self.query_one("#suggest-head", Static).update(head)
+        table = self.query_one("#suggestions", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for s in self.suggestion_rows:
+            table.add_row(
+                _text(s["phrase"]),
+                Text(s["list"]),
+                Text(str(s["covers"]), justify="right"),
+                Text(str(s["touches_flagged"]), justify="right"),
+                Text(str(s["touches_fp"]), justify="right", style="red" if s["touches_fp"] else ""),
+            )
+        if self.suggestion_rows:
+            table.move_cursor(row=min(row, len(self.suggestion_rows) - 1))
+
+    # -- replay -----------------------------------------------------------------------------------------------
+
+    def action_replay(self) -> None:
+        """Re-run the replay of the current pack against its baseline (cancels a running one)."""
+        self._cancel.set()
+        self._replay()
+
+    @work(exclusive=True, group="packs-replay", exit_on_error=False)
+    async def _replay(self) -> None:
+        report = self.query_one("#replay-report", Static)
+        bar = self.query_one("#replay-progress", ProgressBar)
+        stored = self.stored
+        if stored is None:
+            report.update(Text("No pack to replay yet."))
+            return
+        loop = asyncio.get_running_loop()
+        cancel = threading.Event()
+        self._cancel = cancel
+        bar.update(total=None, progress=0)
+        report.update(Text(f"Replaying {stored.ref} over every stored answer…", style="dim"))
+
+        def progress(done: int, total: int) -> None:
+            if cancel.is_set():
+                raise _Cancelled
+            loop.call_soon_threadsafe(lambda: bar.update(total=max(total, 1), progress=done))
+
+        try:
+            data = await self.data.call(
+                run_replay,
+                stored.ref,
+                holdout_share=self.holdout_share,
+                seed=self.seed,
+                examples=10,
+                progress=progress,
+                progress_every=2_000,
+            )
+        except _Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001 - shown, the screen stays usable
+            report.update(Text(f"Replay failed: {inert(str(exc))}", style="red"))
+            return
+        self.report = data
+        lines = report_lines(data, examples=10)
+        out = Text()
+        for line in lines:
+            out.append_text(_text(line))
+            out.append("\n")
+        report.update(out)
+
+    # -- actions ----------------------------------------------------------------------------------------------
+
+    def _selected_suggestion(self) -> dict[str, Any] | None:
+        table = self.query_one("#suggestions", DataTable)
+        if not self.suggestion_rows or table.cursor_row < 0 or table.cursor_row >= len(self.suggestion_rows):
+            self.notify("no suggestion selected", severity="warning", markup=False)
+            return None
+        return self.suggestion_rows[table.cursor_row]
+
+    def action_accept(self) -> None:
+        suggestion = self._selected_suggestion()
+        if suggestion is not None:
+            self._decide(suggestion, "accepted")
+
+    def action_reject(self) -> None:
+        suggestion = self._selected_suggestion()
+        if suggestion is not None:
+            self._decide(suggestion, "rejected")
+
+    @work(group="packs-decide", exit_on_error=False)
+    async def _decide(self, suggestion: dict[str, Any], decision: str) -> None:
+        name = self.pack_name or DEFAULT_PACK
+        try:
+            result = await self.data.call(
+                decide, name, suggestion["phrase"], suggestion["list"], decision, self.reviewer
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken limit is shown verbatim
+            self.notify(str(exc)[:500], title="not accepted", severity="error", markup=False)
+            return
+        self.pack_name = name
+        if result["pack"] is not None:
+            self.notify(f"{suggestion['phrase']!r} added: {result['pack']['ref']}", markup=False)
+        else:
+            self.notify(f"{suggestion['phrase']!r} rejected", markup=False)
+        self.reload(replay=result["pack"] is not None)
+
+    def action_remove_phrase(self) -> None:
+        stored = self.stored
+        phrases = self.query_one("#pack-phrases", OptionList)
+        if stored is None or phrases.highlighted is None:
+            self.notify("highlight a phrase of the pack first", severity="warning", markup=False)
+            return
+        everything = list(stored.none) + list(stored.complete)
+        if 0 <= phrases.highlighted < len(everything):
+            self._remove(everything[phrases.highlighted])
+
+    @work(group="packs-decide", exit_on_error=False)
+    async def _remove(self, phrase: str) -> None:
+        assert self.pack_name is not None
+        try:
+            await self.data.call(
+                change_pack, self.pack_name, remove=[phrase], who=self.reviewer, note="removed in the app"
+            )
+        except Exception as exc:  # noqa: BLE001
+            self.notify(str(exc)[:500], title="not removed", severity="error", markup=False)
+            return
+        self.reload(replay=True)
+
+    def action_export(self, kind: str) -> None:
+        """Deliver the pack as JSON or TypeScript through `App.deliver_text` (works in a browser too)."""
+        stored = self.stored
+        if stored is None:
+            self.notify("no pack to export yet", severity="warning", markup=False)
+            return
+        ts = kind == "ts"
+        text = export_text(stored, ts=ts)
+        filename = f"{stored.name}-v{stored.version}.{'ts' if ts else 'json'}"
+        self.app.deliver_text(
+            io.StringIO(text),
+            save_filename=filename,
+            mime_type="text/typescript" if ts else "application/json",
+        )
+        self.notify(f"exported {to_domain(stored).short_hash} as {filename}", markup=False)
+
+    def action_close(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+
+    @on(OptionList.OptionSelected, "#pack-names")
+    def _pick_pack(self, event: OptionList.OptionSelected) -> None:
+        option_id = event.option.id or ""
+        if option_id.startswith("pack:") and option_id[5:] != self.pack_name:
+            self.pack_name = option_id[5:]
+            self.reload(replay=True)

@@ -1,0 +1,259 @@
+"""The runs screen: every run, filtered, sorted and searched, paged from SQLite by keyset."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widgets import Checkbox, Footer, Header, Input, Select, Static
+
+from reviewer.service import RUNS_BLOCK
+from reviewer.ui.messages import OpenRun
+from reviewer.ui.screens.base import BaseScreen
+from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
+from reviewer.ui.widgets.safe import inert
+from store.outcome import OUTCOMES
+
+assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
+
+SORT_LABELS: dict[str, str] = {"newest": "newest first", "oldest": "oldest first", "most-findings": "most findings"}
+#: filter name -> the Select that shows it
+SELECTS: dict[str, str] = {
+    "outcome": "f-outcome", "kind": "f-kind", "agent": "f-agent", "tenant": "f-tenant", "pack_version": "f-pack",
+}
+CHECKBOXES: dict[str, str] = {"has_findings": "f-has-findings", "withheld": "f-withheld"}
+FILTER_NAMES = ("outcome", "has_findings", "kind", "agent", "tenant", "pack_version", "search", "withheld")
+SEARCH_DEBOUNCE_S = 0.35
+
+
+def _option(value: str, width: int = 40) -> tuple[Text, str]:
+    return Text(inert(value[:width], keep_newlines=False)), value
+
+
+class RunsScreen(BaseScreen):
+    """Coordinator: filter widgets and the run list down, block requests and selections up."""
+
+    CSS_PATH = "../styles/runs.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", id="runs.search"),
+        Binding("escape", "focus_list", "To list", show=False, id="runs.focus-list"),
+        Binding("w", "toggle_filter('withheld')", "Withheld", id="runs.withheld"),
+        Binding("f", "toggle_filter('has_findings')", "Has findings", id="runs.has-findings"),
+        Binding("s", "cycle_sort", "Sort", id="runs.sort"),
+        Binding("x", "clear_filters", "Clear filters", id="runs.clear"),
+        Binding("r", "reload", "Reload", show=False, id="runs.reload"),
+    ]
+    HELP: ClassVar[str] = "Every run in the database. Withheld answers are marked ⊘ in red."
+
+    def __init__(self) -> None:
+        super().__init__(id="runs-screen")
+        self.filters: dict[str, Any] = {}
+        self.sort = "newest"
+        self.total: int | None = None
+        self._search_timer: Timer | None = None
+        self._facets_loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(id="runs-filters"):
+            yield Input(placeholder="/ full-text search", id="search", compact=True)
+            yield Select([(o, o) for o in OUTCOMES], prompt="outcome", id="f-outcome", compact=True)
+            yield Select[str]([], prompt="finding kind", id="f-kind", compact=True)
+            yield Select[str]([], prompt="agent", id="f-agent", compact=True)
+            yield Select[str]([], prompt="tenant", id="f-tenant", compact=True)
+            yield Select[str]([], prompt="pack version", id="f-pack", compact=True)
+            yield Select([(v, k) for k, v in SORT_LABELS.items()], allow_blank=False, value="newest",
+                         id="f-sort", compact=True)
+            yield Checkbox("findings", id="f-has-findings", compact=True)
+            yield Checkbox("withheld", id="f-withheld", compact=True)
+        yield Static(Text("loading…", style="dim"), id="runs-status")
+        yield Static(header_text(), id="runs-columns")
+        yield RunList(id="runs")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(RunList).focus()
+        self.reload()
+
+    @property
+    def run_list(self) -> RunList:
+        return self.query_one(RunList)
+
+    # -- loading ----------------------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.load_runs(dict(self.filters), self.sort)
+
+    @work(exclusive=True, group="runs-load", exit_on_error=False)
+    async def load_runs(self, filters: dict[str, Any], sort: str) -> None:
+        total, rows = await self.service.first_block(sort=sort, limit=BLOCK, **filters)
+        self.total = total
+        self.run_list.reset(total, rows)
+        self._show_status()
+        if not self._facets_loaded:
+            self._facets_loaded = True
+            self.load_facets()
+
+    @work(exclusive=True, group="runs-facets", exit_on_error=False)
+    async def load_facets(self) -> None:
+        facets = await self.service.facets()
+        for name, key in (("kind", "kinds"), ("agent", "agents"), ("tenant", "tenants"),
+                          ("pack_version", "pack_versions")):
+            select: Select[str] = self.query_one(f"#{SELECTS[name]}", Select)
+            with select.prevent(Select.Changed):
+                select.set_options([_option(v) for v in facets.get(key, [])])
+                current = self.filters.get(name)
+                if current is not None and current in facets.get(key, []):
+                    select.value = current
+
+    @on(RunList.BlockNeeded)
+    def _block_needed(self, event: RunList.BlockNeeded) -> None:
+        event.stop()
+        self.fetch_block(event.generation, event.block, event.after, event.offset, dict(self.filters), self.sort)
+
+    @work(group="runs-block", exit_on_error=False)
+    async def fetch_block(
+        self, generation: int, block: int, after: list[Any] | None, offset: int, filters: dict[str, Any], sort: str
+    ) -> None:
+        try:
+            rows = await self.service.runs_block(
+                sort=sort, after=after, offset=0 if after is not None else offset, limit=BLOCK, **filters
+            )
+        except BaseException:
+            self.run_list.block_failed(generation, block)
+            raise
+        self.run_list.set_block(generation, block, rows)
+
+    def _show_status(self) -> None:
+        total = self.total
+        status = Text()
+        status.append(f"{total:,}" if total is not None else "…", style="bold")
+        status.append(" run" + ("" if total == 1 else "s"))
+        status.append(f"  ·  {SORT_LABELS.get(self.sort, self.sort)}", style="dim")
+        active = [(k, v) for k, v in self.filters.items() if v not in (None, "", False)]
+        if active:
+            status.append("  ·  filtered: ", style="dim")
+            for i, (name, value) in enumerate(active):
+                if i:
+                    status.append(", ", style="dim")
+                if value is True:
+                    status.append(name.replace("_", " "), style="bold cyan")
+                elif name == "search":
+                    status.append_text(Text.assemble(("search ", "bold cyan"), "“",
+                                                     (inert(str(value)[:80], keep_newlines=False), "cyan"), "”"))
+                else:
+                    status.append_text(Text.assemble((f"{name.replace('_', ' ')}=", "bold cyan"),
+                                                     (inert(str(value)[:60], keep_newlines=False), "cyan")))
+        self.query_one("#runs-status", Static).update(status)
+
+    # -- filters ----------------------------------------------------------------------------------------------
+
+    def set_filters(self, changes: dict[str, Any], *, replace: bool = False) -> None:
+        """Change filters (None/False/"" clears one), keep the widgets in step, reload if anything changed."""
+        new = {} if replace else dict(self.filters)
+        sort = self.sort
+        for name, value in changes.items():
+            if name == "sort":
+                sort = value or "newest"
+            elif name in FILTER_NAMES:
+                if value in (None, "", False):
+                    new.pop(name, None)
+                else:
+                    new[name] = value
+            else:
+                raise ValueError(f"unknown run filter {name!r}")
+        if new == self.filters and sort == self.sort:
+            return
+        self.filters, self.sort = new, sort
+        self._sync_widgets()
+        self.reload()
+
+    def _sync_widgets(self) -> None:
+        for name, widget_id in SELECTS.items():
+            select: Select[str] = self.query_one(f"#{widget_id}", Select)
+            value = self.filters.get(name)
+            with select.prevent(Select.Changed):
+                if value is None:
+                    select.clear()
+                elif value in {v for _, v in select._options}:  # noqa: SLF001 - no public accessor
+                    select.value = value
+        sort_select: Select[str] = self.query_one("#f-sort", Select)
+        with sort_select.prevent(Select.Changed):
+            sort_select.value = self.sort
+        for name, widget_id in CHECKBOXES.items():
+            box = self.query_one(f"#{widget_id}", Checkbox)
+            with box.prevent(Checkbox.Changed):
+                box.value = bool(self.filters.get(name))
+        search = self.query_one("#search", Input)
+        if search.value != (self.filters.get("search") or ""):
+            with search.prevent(Input.Changed):
+                search.value = self.filters.get("search") or ""
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        value = None if event.value is Select.NULL else event.value
+        if event.select.id == "f-sort":
+            self.set_filters({"sort": value})
+            return
+        for name, widget_id in SELECTS.items():
+            if event.select.id == widget_id:
+                self.set_filters({name: value})
+
+    @on(Checkbox.Changed)
+    def _checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        for name, widget_id in CHECKBOXES.items():
+            if event.checkbox.id == widget_id:
+                self.set_filters({name: event.value})
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        value = event.value
+        self._search_timer = self.set_timer(SEARCH_DEBOUNCE_S, lambda: self.set_filters({"search": value.strip()}))
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self.set_filters({"search": event.value.strip()})
+        self.run_list.focus()
+
+    # -- opening ----------------------------------------------------------------------------------------------
+
+    @on(RunList.Selected)
+    def _run_selected(self, event: RunList.Selected) -> None:
+        event.stop()
+        row = self.run_list.row_at(event.index)
+        if row is not None:
+            self.app.post_message(OpenRun(row["run_key"], resolved=True))
+
+    # -- actions ----------------------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    def action_focus_list(self) -> None:
+        self.run_list.focus()
+
+    def action_toggle_filter(self, name: str) -> None:
+        self.set_filters({name: not self.filters.get(name)})
+
+    def action_cycle_sort(self) -> None:
+        names = list(SORT_LABELS)
+        self.set_filters({"sort": names[(names.index(self.sort) + 1) % len(names)]})
+
+    def action_clear_filters(self) -> None:
+        self.set_filters({"sort": self.sort}, replace=True)
+
+    def action_reload(self) -> None:
+        self.reload()

@@ -1,0 +1,194 @@
+"""The runs list: a line-API view over keyset-paged blocks of runs, fetched on demand by its screen."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.message import Message
+from textual.strip import Strip
+
+from reviewer.ui.widgets.cursor_list import CursorList
+from reviewer.ui.widgets.safe import cell
+
+#: Rows per block (must match what the screen asks the service for).
+BLOCK = 100
+#: Blocks kept in memory; older ones are dropped and read again if scrolled back to.
+MAX_BLOCKS = 64
+
+#: (title, width or 0 for "the rest", right-aligned?)
+COLUMNS: tuple[tuple[str, int, bool], ...] = (
+    ("", 1, False),
+    ("started (UTC)", 19, False),
+    ("agent", 18, False),
+    ("outcome", 16, False),
+    ("calls", 5, True),
+    ("finds", 5, True),
+    ("gaps", 4, True),
+    ("evict", 5, True),
+    ("unlab", 5, True),
+    ("tenant", 12, False),
+    ("run", 0, False),
+)
+
+WITHHELD_MARK = "⊘"
+OUTCOME_STYLES = {
+    "delivered": "green",
+    "incomplete": "yellow",
+}
+WITHHELD_STYLE = "bold red"
+
+
+def is_withheld(outcome: str | None) -> bool:
+    """Anything other than a delivered answer (an incomplete recording is shown apart, not as withheld)."""
+    return outcome not in ("delivered", "incomplete", None)
+
+
+def outcome_text(outcome: str | None, width: int) -> Text:
+    name = outcome or "?"
+    if is_withheld(outcome):
+        return cell(f"{WITHHELD_MARK} {name}", width, style=WITHHELD_STYLE)
+    return cell(name, width, style=OUTCOME_STYLES.get(name, ""))
+
+
+def _num(value: Any, width: int, *, alert: str = "") -> Text:
+    if value is None:
+        return Text("—".rjust(width), style="dim", end="")
+    style = alert if alert and value else ("dim" if not value else "")
+    return Text(str(value).rjust(width)[-width:], style=style, end="")
+
+
+def header_text() -> Text:
+    parts = []
+    for title, width, right in COLUMNS:
+        if width == 0:
+            parts.append(Text(title, style="bold"))
+        else:
+            parts.append(Text(title.rjust(width) if right else title.ljust(width), style="bold"))
+    return Text(" ").join(parts)
+
+
+def row_text(row: dict[str, Any], width: int) -> Text:
+    """One run as a single line of cells (every recorded string inert and cut to its column)."""
+    withheld = is_withheld(row.get("outcome"))
+    started = (row.get("started_at") or "")[:19].replace("T", " ")
+    used = sum(w for _, w, _ in COLUMNS) + len(COLUMNS) - 1
+    rest = max(8, width - used)
+    parts = [
+        Text(WITHHELD_MARK if withheld else " ", style=WITHHELD_STYLE if withheld else "", end=""),
+        cell(started or "?", 19),
+        cell(row.get("agent_id") or "?", 18),
+        outcome_text(row.get("outcome"), 16),
+        _num(row.get("tool_calls"), 5),
+        _num(row.get("findings"), 5, alert="yellow"),
+        _num(row.get("coverage_gaps"), 4, alert="yellow"),
+        _num(row.get("evictions"), 5),
+        _num(row.get("unlabelled"), 5, alert="bold"),
+        cell(row.get("tenant") or "", 12, style="dim"),
+        cell(row.get("run_id") or row.get("run_key") or "", rest, style="dim"),
+    ]
+    return Text(" ", end="").join(parts)
+
+
+class RunList(CursorList):
+    """Shows `row_count` runs; asks for missing blocks with `BlockNeeded`; the screen answers `set_block`."""
+
+    DEFAULT_CSS = """
+    RunList { height: 1fr; }
+    """
+    HELP: ClassVar[str] = "The runs, newest first by default. `enter` opens one; `j`/`k` move."
+
+    @dataclass
+    class BlockNeeded(Message):
+        """Block `block` (rows block*BLOCK ..) is on screen but not loaded. Read it after `after`, or at `offset`."""
+
+        run_list: RunList
+        generation: int
+        block: int
+        after: list[Any] | None
+        offset: int
+
+        @property
+        def control(self) -> RunList:
+            return self.run_list
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.generation = 0
+        self._blocks: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+        self._pending: set[int] = set()
+        self.loaded = False
+        #: perf_counter() of the first line drawn with real data (or the loaded-empty state), for benchmarks.
+        self.first_paint: float | None = None
+        self.empty_text = Text("loading…", style="dim italic")
+
+    # -- data from the screen -------------------------------------------------------------------------------
+
+    def reset(self, total: int, first: list[dict[str, Any]]) -> int:
+        """Start over with `total` rows and the first block. Returns the new generation."""
+        self.generation += 1
+        self._blocks.clear()
+        self._pending.clear()
+        if first:
+            self._blocks[0] = first
+        self.loaded = True
+        self.empty_text = Text("no runs match", style="dim italic")
+        self.set_row_count(total)
+        return self.generation
+
+    def set_block(self, generation: int, block: int, rows: list[dict[str, Any]]) -> None:
+        if generation != self.generation:
+            return
+        self._pending.discard(block)
+        self._blocks[block] = rows
+        self._blocks.move_to_end(block)
+        while len(self._blocks) > MAX_BLOCKS:
+            self._blocks.popitem(last=False)
+        self.refresh()
+        if block * BLOCK <= self.cursor < (block + 1) * BLOCK:
+            self.post_message(self.Highlighted(self, self.cursor))
+
+    def block_failed(self, generation: int, block: int) -> None:
+        if generation == self.generation:
+            self._pending.discard(block)
+
+    def row_at(self, index: int) -> dict[str, Any] | None:
+        block = self._blocks.get(index // BLOCK)
+        if block is None:
+            return None
+        offset = index % BLOCK
+        return block[offset] if offset < len(block) else None
+
+    @property
+    def cached_blocks(self) -> int:
+        return len(self._blocks)
+
+    # -- drawing ----------------------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self.first_paint is None and self.loaded:
+            self.first_paint = perf_counter()
+        return strip
+
+    def render_row(self, index: int, width: int) -> Text | None:
+        block = index // BLOCK
+        rows = self._blocks.get(block)
+        if rows is None:
+            self._request(block)
+            return None
+        offset = index % BLOCK
+        if offset >= len(rows):
+            return None
+        return row_text(rows[offset], width)
+
+    def _request(self, block: int) -> None:
+        if block in self._pending:
+            return
+        self._pending.add(block)
+        previous = self._blocks.get(block - 1)
+        after = previous[-1]["cursor"] if previous and len(previous) == BLOCK else None
+        self.post_message(self.BlockNeeded(self, self.generation, block, after, block * BLOCK))

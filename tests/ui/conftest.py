@@ -1,0 +1,82 @@
+"""UI test fixtures: one template database (the shared recordings plus tiny hand-built ones) built once per
+session and copied for each test; no user keymap; helpers to wait for the app's workers."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewer.ui.app import ReviewerApp, make_app
+from store.db import open_database
+from store.ingest import ingest
+from tests.conftest import SHARED_RECORDINGS
+from tests.ui.recordings import write_tiny_recordings
+
+#: "now" for views that show ages, so snapshots never depend on the clock
+FIXED_NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+SIZE = (160, 50)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_keymap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(tmp_path / "no-keymap.toml"))
+
+
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ui-template")
+    tiny = write_tiny_recordings(root / "tiny")
+    path = root / "template.db"
+    db = open_database(path)
+    report = ingest(db, [str(SHARED_RECORDINGS), *map(str, tiny)], db_path=str(path))
+    assert not report.quarantined, report.quarantined
+    db.close()
+    return path
+
+
+def copy_db(src: Path, dst: Path) -> Path:
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    a.close()
+    b.close()
+    return dst
+
+
+@pytest.fixture
+def ui_db(template_db: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the template database, named review.db (the name shows in the app's header)."""
+    return copy_db(template_db, tmp_path / "review.db")
+
+
+@pytest.fixture
+def app_factory(ui_db: Path) -> Iterator[Callable[..., ReviewerApp]]:
+    apps: list[ReviewerApp] = []
+
+    def build(**kwargs: Any) -> ReviewerApp:
+        kwargs.setdefault("db_path", ui_db)
+        kwargs.setdefault("now", FIXED_NOW)
+        app = make_app(**kwargs)
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.service.close()
+
+
+async def wait_until(pilot: Any, predicate: Callable[[], bool], *, timeout: float = 5.0) -> None:
+    """Let the app run until `predicate()` holds (workers done, widgets updated)."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+    await pilot.pause()

@@ -1,0 +1,138 @@
+"""PacksScreen with a real database: accept and reject suggestions from the keyboard, replay, export."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.widgets import DataTable, Static
+
+from reviewer.ui.screens.packs import DEFAULT_PACK, PacksScreen
+from store import packs as store_packs
+from store.db import open_database
+from tests.test_packs_store import build_hand_corpus
+
+
+class Host(App[None]):
+    def __init__(self, db_path: Path, pack_name: str | None = None) -> None:
+        super().__init__()
+        self.screen_under_test = PacksScreen(db_path, reviewer="tess", pack_name=pack_name)
+        self.delivered: list[tuple[str, dict[str, Any]]] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.screen_under_test)
+
+    def deliver_text(self, path_or_file: Any, **kw: Any) -> str | None:  # type: ignore[override]
+        self.delivered.append(
+            (path_or_file.read() if isinstance(path_or_file, io.StringIO) else str(path_or_file), kw)
+        )
+        return None
+
+
+async def until(pilot: Any, cond: Callable[[], bool], tries: int = 200) -> None:
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not reached")
+
+
+def _report_text(screen: PacksScreen) -> str:
+    return str(screen.query_one("#replay-report", Static).render())
+
+
+async def test_accept_and_reject_suggestions_from_the_keyboard(db_path: Path, tmp_path: Path) -> None:
+    db = open_database(db_path)
+    build_hand_corpus(db, tmp_path / "recordings")
+    db.close()
+    app = Host(db_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen_under_test
+        await until(pilot, lambda: bool(screen.suggestion_rows))
+        table = screen.query_one("#suggestions", DataTable)
+        assert screen.stored is None and table.row_count == len(screen.suggestion_rows)
+        assert "covers only the literal phrase" in str(screen.query_one("#replay-caveat", Static).render())
+        first = screen.suggestion_rows[0]
+        await pilot.press("a")
+        await until(pilot, lambda: screen.stored is not None and screen.report is not None)
+
+        check = open_database(db_path)
+        stored = store_packs.latest_pack(check, DEFAULT_PACK)
+        assert stored is not None and stored.version == 1 and stored.created_by == "tess"
+        assert (stored.none if first["list"] == "none" else stored.complete) == (first["phrase"],)
+        decisions = store_packs.list_decisions(check, DEFAULT_PACK)
+        assert [(d["phrase"], d["decision"], d["reviewer"]) for d in decisions] == [
+            (first["phrase"], "accepted", "tess")
+        ]
+
+        # the replay of the new pack (against the empty pack) is shown beside the suggestions, with its trial
+        assert screen.report["candidate"]["ref"] == f"{DEFAULT_PACK}@1" and screen.report["answers"] == 6
+        assert "variant 1 tried against these labels" in _report_text(screen)
+        assert first["phrase"] not in {s["phrase"] for s in screen.suggestion_rows}
+
+        # reject the next one: recorded, no new version, no longer suggested
+        await until(pilot, lambda: not table.loading)
+        rejected = screen.suggestion_rows[table.cursor_row]
+        await pilot.press("x")
+        await until(pilot, lambda: len(store_packs.list_decisions(check, DEFAULT_PACK)) == 2)
+        await until(pilot, lambda: rejected["phrase"] not in {s["phrase"] for s in screen.suggestion_rows})
+        assert store_packs.latest_pack(check, DEFAULT_PACK) == stored
+
+        # accept again: a second version whose parent is the first
+        await until(pilot, lambda: not table.loading)
+        second = screen.suggestion_rows[table.cursor_row]
+        await pilot.press("a")
+        await until(
+            pilot, lambda: (p := store_packs.latest_pack(check, DEFAULT_PACK)) is not None and p.version == 2
+        )
+        v2 = store_packs.latest_pack(check, DEFAULT_PACK)
+        assert v2 is not None and v2.parent_hash == stored.content_hash
+        assert second["phrase"] in v2.none + v2.complete
+
+        # R re-runs the replay: a second trial of the same candidate, still one variant per candidate
+        await until(pilot, lambda: screen.stored is not None and screen.stored.version == 2 and screen.report is not None
+                    and screen.report["candidate"]["ref"] == f"{DEFAULT_PACK}@2")  # fmt: skip
+        trials_before = screen.report["trial"]["trials"]
+        await pilot.press("R")
+        await until(
+            pilot, lambda: screen.report is not None and screen.report["trial"]["trials"] == trials_before + 1
+        )
+        assert screen.report["baseline"]["ref"] == f"{DEFAULT_PACK}@1"
+
+        # e / t deliver the export through App.deliver_text
+        await pilot.press("e")
+        await pilot.press("t")
+        assert [kw["save_filename"] for _, kw in app.delivered] == [
+            f"{DEFAULT_PACK}-v2.json",
+            f"{DEFAULT_PACK}-v2.ts",
+        ]
+        assert (
+            '"prose": true' in app.delivered[0][0]
+            and "satisfies NegativeClaimsOptions" in app.delivered[1][0]
+        )
+        check.close()
+
+
+async def test_a_broken_limit_is_shown_not_saved(db_path: Path, tmp_path: Path) -> None:
+    db = open_database(db_path)
+    build_hand_corpus(db, tmp_path / "recordings")
+    from reviewer.pack_cli import create_pack
+
+    create_pack(db, "full", [f"filler phrase {i}" for i in range(32)])
+    db.close()
+    app = Host(db_path, pack_name="full")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen_under_test
+        await until(pilot, lambda: bool(screen.suggestion_rows))
+        await pilot.press("a")
+        await until(
+            pilot, lambda: any("the limit is 32 in total" in str(n.message) for n in app._notifications)
+        )
+        check = open_database(db_path)
+        latest = store_packs.latest_pack(check, "full")
+        assert latest is not None and latest.version == 1
+        assert store_packs.list_decisions(check, "full") == []
+        check.close()
