@@ -24,6 +24,22 @@ CONSUMER_SCOPE = "consumer-scope"
 #: Timeline rows keep a short summary; the full payload stays in the compressed original.
 SUMMARY_CHARS = 160
 GAP_LISTS = ("not_checked", "cannot_cover")
+#: High-volume events the timeline table leaves out: their content is in tool_calls, coverage, semantics
+#: and evictions, or is mechanical (tokens, context composition). Every event stays in the original.
+NOT_IN_TIMELINE = frozenset(
+    {
+        "stream.token",
+        "stream.tool_start",
+        "stream.tool_end",
+        "stream.tool_progress",
+        "context.injected",
+        "context.slot_composed",
+        "context.evaluated",
+        "tools.semantics_declared",
+        "tools.coverage_declared",
+        "stream.thinking_delta",
+    }
+)
 
 
 @dataclass
@@ -687,11 +703,11 @@ class _RunExtractor:
 
     # -- timeline
     def _timeline(self, calls: dict[str, dict[str, Any]]) -> None:
-        """One row per event, bounded; streamed tokens are left out (the answer is in llm_end/turn_end)."""
+        """One bounded row per narrative event (see NOT_IN_TIMELINE for what is left out, and why)."""
         for i in self.indexes:
             e = self.ev(i)
             t = short_type(e["type"])
-            if t == "stream.token":
+            if t in NOT_IN_TIMELINE:
                 continue
             m = self.meta(i)
             p = self.payload(i)

@@ -135,20 +135,25 @@ def fts_query(text: str) -> str:
 def list_runs(
     db: Database,
     *,
-    after: tuple[int, str] | None = None,
+    after: tuple[int | None, str] | None = None,
     limit: int | None = None,
     **filters: Any,
 ) -> list[dict[str, Any]]:
     """Runs, newest first, filtered; `after` is the (started_ms, key) of the last row already shown."""
     where, params = run_filters(**filters)
     if after is not None:
-        where.append("(coalesce(r.started_ms, -1), r.key) < (?, ?)")
-        params.extend([after[0], after[1]])
+        ms, key = after
+        if ms is None:
+            where.append("(r.started_ms IS NULL AND r.key < ?)")
+            params.append(key)
+        else:
+            where.append("(r.started_ms < ? OR (r.started_ms = ? AND r.key < ?) OR r.started_ms IS NULL)")
+            params.extend([ms, ms, key])
     sql = f"SELECT {', '.join('r.' + c for c in RUN_LIST_COLUMNS)}, "
     sql += "(SELECT source FROM recordings WHERE id = r.recording_id) AS source FROM runs r"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY coalesce(r.started_ms, -1) DESC, r.key DESC"
+    sql += " ORDER BY r.started_ms DESC, r.key DESC"  # NULLs sort last; uses the runs_order index
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return [_run_out(r) for r in _rows(db, sql, params)]
