@@ -8,6 +8,7 @@ in the timeline and never fatal.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -139,6 +140,9 @@ def group_runs(events: list[dict[str, Any]]) -> dict[str, list[int]]:
 def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: int) -> Extracted:
     """Every row of one recording. `sha256` names the content and seeds every stable id."""
     events = rec.events
+    cache: dict[str, str] = {}
+    shorts = [cache.get(t) or cache.setdefault(t, short_type(t)) for t in (e["type"] for e in events)]
+    payloads = [p if isinstance(p := e.get("payload"), dict) else {} for e in events]
     groups = group_runs(events)
     snapshot_run = _last_real_run(groups)
     env_run = rec.envelope_run or {}
@@ -162,7 +166,7 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
     for run_id, indexes in groups.items():
         shared = rec.shared_state if run_id == snapshot_run else None
         run_env = env_run if (env_run and (env_run.get("runId") == run_id or len(groups) == 1)) else {}
-        _RunExtractor(out, rec, run_id, indexes, shared, run_env, sha256).extract()
+        _RunExtractor(out, rec, run_id, indexes, shared, run_env, sha256, shorts, payloads).extract()
     return out
 
 
@@ -183,8 +187,12 @@ class _RunExtractor:
         shared: SharedState | None,
         env_run: dict[str, Any],
         sha256: str,
+        shorts: list[str],
+        payloads: list[dict[str, Any]],
     ) -> None:
         self.out = out
+        self.shorts = shorts
+        self.payloads = payloads
         self.rec = rec
         self.run_id = run_id
         self.indexes = indexes
@@ -194,14 +202,20 @@ class _RunExtractor:
         self.key = run_key_for(run_id, sha256)
         self.by_type: dict[str, list[int]] = defaultdict(list)
         for i in indexes:
-            self.by_type[short_type(rec.events[i]["type"])].append(i)
+            self.by_type[shorts[i]].append(i)
 
     # -- helpers
     def ev(self, index: int) -> dict[str, Any]:
         return self.rec.events[index]
 
     def payload(self, index: int) -> dict[str, Any]:
-        return _dict(self.ev(index).get("payload"))
+        return self.payloads[index]
+
+    def of_types(self, *prefixes: str) -> list[int]:
+        """Indexes (in event order) of this run's events whose short type starts with one of `prefixes`."""
+        found = [i for t, idx in self.by_type.items() if t.startswith(prefixes) for i in idx]
+        found.sort()
+        return found
 
     def meta(self, index: int) -> dict[str, Any]:
         return _dict(self.ev(index).get("meta"))
@@ -227,17 +241,9 @@ class _RunExtractor:
         self._run_row(calls, coverage, evictions, findings, outcome)
 
     # -- iterations (section 4.1)
-    def _iterations(self) -> dict[int, int | None]:
-        result: dict[int, int | None] = {}
-        current: int | None = None
-        for i in self.indexes:
-            t = short_type(self.ev(i)["type"])
-            p = self.payload(i)
-            if t == "agent.iteration_start":
-                current = _int(p.get("iterIndex"))
-            explicit = _int(p.get("iteration"))
-            result[i] = explicit if explicit is not None and t != "agent.iteration_start" else current
-        return result
+    def _iterations(self) -> _IterationIndex:
+        starts = self.by_type.get("agent.iteration_start", [])
+        return _IterationIndex(starts, [_int(self.payload(i).get("iterIndex")) for i in starts], self)
 
     def _answer(self) -> str | None:
         end = self.last("agent.turn_end")
@@ -278,10 +284,8 @@ class _RunExtractor:
                 }
             return calls[call_id]
 
-        for i in self.indexes:
-            t = short_type(self.ev(i)["type"])
-            if not (t.startswith("stream.tool_") or t.startswith("tools.") or t == "validation.args_invalid"):
-                continue
+        for i in self.of_types("stream.tool_", "tools.", "validation.args_invalid"):
+            t = self.shorts[i]
             p = self.payload(i)
             call_id = _str(p.get("toolCallId"))
             if call_id is None:
@@ -401,8 +405,8 @@ class _RunExtractor:
                 for item in _list(p.get(src)):
                     add(call_id, tool, lst, item, origin, looked)
 
-        for i in self.indexes:
-            t = short_type(self.ev(i)["type"])
+        for i in self.of_types("tools.absent", "tools.coverage_declared", "tools.semantics_declared"):
+            t = self.shorts[i]
             p = self.payload(i)
             call_id, tool = _str(p.get("toolCallId")), _str(p.get("toolName"))
             if t == "tools.absent":
@@ -433,8 +437,8 @@ class _RunExtractor:
                 stage_to_calls[c["stage"]].append(c["call_id"])
         hash_to_call: dict[str, str] = {}
         evicted_by_stage: dict[str, list[int]] = defaultdict(list)
-        for i in self.indexes:
-            t = short_type(self.ev(i)["type"])
+        for i in self.of_types("context.injected", "context.evicted"):
+            t = self.shorts[i]
             p = self.payload(i)
             if t == "context.injected" and p.get("source") == "tool-result":
                 h, sid = _str(p.get("contentHash")), _str(p.get("sourceId"))
@@ -527,8 +531,8 @@ class _RunExtractor:
         self, calls: dict[str, dict[str, Any]], coverage: list[dict[str, Any]], outcome: dict[str, Any]
     ) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
-        for i in self.indexes:
-            t = short_type(self.ev(i)["type"])
+        for i in self.of_types("integrity.context_error", "findings."):
+            t = self.shorts[i]
             if t == "integrity.context_error":
                 rows.append(self._context_error(i))
             elif t.startswith("findings."):
@@ -705,10 +709,10 @@ class _RunExtractor:
     def _timeline(self, calls: dict[str, dict[str, Any]]) -> None:
         """One bounded row per narrative event (see NOT_IN_TIMELINE for what is left out, and why)."""
         for i in self.indexes:
-            e = self.ev(i)
-            t = short_type(e["type"])
+            t = self.shorts[i]
             if t in NOT_IN_TIMELINE:
                 continue
+            e = self.ev(i)
             m = self.meta(i)
             p = self.payload(i)
             self.out.events.append(
@@ -737,13 +741,17 @@ class _RunExtractor:
         outcome: dict[str, Any],
     ) -> None:
         metas = [self.meta(i) for i in self.indexes]
+        wanted = ("tenant", "principal", "sessionId", "traceId", "correlationId")
+        firsts: dict[str, str] = {}
+        for m in metas:  # one pass: the first non-empty value of each identity key
+            for k in wanted:
+                if k not in firsts and (v := _str(m.get(k))):
+                    firsts[k] = v
+            if len(firsts) == len(wanted):
+                break
 
         def meta_value(key: str) -> str | None:
-            for m in metas:
-                v = _str(m.get(key))
-                if v:
-                    return v
-            return None
+            return firsts.get(key)
 
         configured = self.first("agent.run_configured") or {}
         config = self.rec.configuration or {}
@@ -760,7 +768,7 @@ class _RunExtractor:
         env = self.env_run
         started_at = _str(env.get("startedAt")) or _iso(min(walls) if walls else None)
         gaps = sum(1 for c in coverage if c["list"] in GAP_LISTS)
-        first_type = short_type(self.ev(self.indexes[0])["type"]) if self.indexes else None
+        first_type = self.shorts[self.indexes[0]] if self.indexes else None
         prompt = as_text(start.get("userPrompt"))
         row = {
             "key": self.key,
@@ -810,6 +818,25 @@ class _RunExtractor:
             self._search("prompt", self.key, prompt)
         if self.answer:
             self._search("answer", self.key, self.answer)
+
+
+class _IterationIndex:
+    """Iteration of an event: its payload's own `iteration`, else the preceding iteration_start's."""
+
+    def __init__(self, starts: list[int], values: list[int | None], run: _RunExtractor) -> None:
+        self.starts = starts
+        self.values = values
+        self.run = run
+
+    def get(self, index: int | None, default: int | None = None) -> int | None:
+        if index is None:
+            return default
+        if self.run.shorts[index] != "agent.iteration_start":
+            explicit = _int(self.run.payload(index).get("iteration"))
+            if explicit is not None:
+                return explicit
+        at = bisect_right(self.starts, index) - 1
+        return self.values[at] if at >= 0 else default
 
 
 def _span_bounds(span: Any) -> tuple[int | None, int | None]:
