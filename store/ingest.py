@@ -66,6 +66,17 @@ class IngestReport:
     seconds: float = 0.0
     quarantined: list[tuple[str, str, str]] = field(default_factory=list)
 
+    def add(self, outcome: Outcome) -> None:
+        if outcome.kind == "stored":
+            self.stored += 1
+            self.runs += outcome.runs
+            self.events += outcome.events
+            self.bytes += outcome.bytes
+        elif outcome.kind == "unchanged":
+            self.unchanged += 1
+        elif outcome.problem is not None:
+            self.quarantined.append(outcome.problem)
+
 
 ProgressFn = Callable[[int, int, int, int], None]
 
@@ -163,7 +174,11 @@ def ingest(
     workers: int | None = None,
     progress: ProgressFn | None = None,
 ) -> IngestReport:
-    """Ingest every recording under `paths` into `db`. `workers=1` forces a single process."""
+    """Ingest every recording under `paths` into `db`. `workers=1` forces a single process.
+
+    With several workers (and `db_path` given), each worker parses, extracts and writes its own recordings,
+    one transaction each (BEGIN IMMEDIATE queues the writers); nothing large crosses a process boundary.
+    """
     started = time.perf_counter()
     report = IngestReport()
     items: list[SourceItem] = []
@@ -177,13 +192,15 @@ def ingest(
     total_bytes = sum(i.size for i in items)
     cpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers if workers is not None else (cpu if total_bytes >= PARALLEL_MIN_BYTES else 1)
+    if db_path is None:
+        n_workers = 1
     done_bytes = 0
     db.execute("PRAGMA wal_autocheckpoint = 16384")  # checkpoint in big steps while bulk writing
     try:
-        for n, (item, result) in enumerate(_prepared(items, db_path, n_workers), start=1):
+        for n, (item, outcome) in enumerate(_outcomes(db, items, db_path, n_workers), start=1):
             report.seen += 1
             done_bytes += item.size
-            _write(db, result, report)
+            report.add(outcome)
             if progress is not None:
                 progress(n, len(items), done_bytes, total_bytes)
     finally:
@@ -194,34 +211,56 @@ def ingest(
     return report
 
 
-def _write(db: Database, result: Prepared | Known | Failure, report: IngestReport) -> None:
+@dataclass
+class Outcome:
+    """What happened to one source: stored / unchanged / quarantined, and how much it held."""
+
+    kind: str
+    runs: int = 0
+    events: int = 0
+    bytes: int = 0
+    problem: tuple[str, str, str] | None = None
+
+
+def apply(db: Database, result: Prepared | Known | Failure) -> Outcome:
+    """Write one prepared source (or its quarantine entry) in its own transaction."""
     if isinstance(result, Failure):
         write_quarantine(db, result.origin, result.code, result.reason, result.sha256)
-        report.quarantined.append((result.origin, result.code, result.reason))
-    elif isinstance(result, Known):
+        return Outcome("quarantined", problem=(result.origin, result.code, result.reason))
+    if isinstance(result, Known):
         note_source(db, result.origin, result.recording_id)
-        report.unchanged += 1
-    else:
-        _, new = write_recording(db, result)
-        if new:
-            report.stored += 1
-            report.runs += len(result.extracted.runs)
-            report.events += int(result.extracted.recording["events"])
-            report.bytes += int(result.extracted.recording["bytes"])
-        else:
-            report.unchanged += 1
+        return Outcome("unchanged")
+    _, new = write_recording(db, result)
+    if not new:
+        return Outcome("unchanged")
+    rec = result.extracted.recording
+    return Outcome("stored", len(result.extracted.runs), int(rec["events"]), int(rec["bytes"]))
 
 
-def _prepared(
-    items: list[SourceItem], db_path: str | None, n_workers: int
-) -> Iterator[tuple[SourceItem, Prepared | Known | Failure]]:
-    """Prepared items in input order; in worker processes when `n_workers > 1`, a few in flight at a time.
+_worker_writer: Database | None = None
 
-    If the worker pool cannot start or breaks, the remaining items are prepared in this process.
+
+def _work(item: SourceItem, db_path: str) -> Outcome:
+    """In a worker: prepare one source and write it on this worker's own connection."""
+    global _worker_writer
+    if _worker_writer is None:
+        from store.db import open_database
+
+        _worker_writer = open_database(db_path, migrate=False)
+    return apply(_worker_writer, prepare(item, db_path))
+
+
+def _outcomes(
+    db: Database, items: list[SourceItem], db_path: str | None, n_workers: int
+) -> Iterator[tuple[SourceItem, Outcome]]:
+    """Outcomes in input order; in worker processes when `n_workers > 1`, a few in flight at a time.
+
+    If the worker pool cannot start or breaks, the remaining items are done in this process (a source a
+    dead worker had already written is then recognised by its hash and left as it is).
     """
-    if n_workers <= 1 or len(items) < 2:
+    if n_workers <= 1 or len(items) < 2 or db_path is None:
         for item in items:
-            yield item, prepare(item, db_path)
+            yield item, apply(db, prepare(item, db_path))
         return
     # fork is cheap and needs no re-import, but is only safe while this process has a single thread
     method = (
@@ -231,30 +270,29 @@ def _prepared(
     )
     ctx = multiprocessing.get_context(method)
     queue = iter(items)
-    pending: deque[tuple[SourceItem, Future[Prepared | Known | Failure] | None]] = deque()
+    pending: deque[tuple[SourceItem, Future[Outcome]]] = deque()
     try:
         with ProcessPoolExecutor(
             max_workers=n_workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
         ) as pool:
             for item in queue:
-                pending.append((item, pool.submit(prepare, item, db_path)))
+                pending.append((item, pool.submit(_work, item, db_path)))
                 if len(pending) >= n_workers * 3:
                     break
             while pending:
                 item, future = pending[0]
-                assert future is not None
-                result = future.result()  # BrokenProcessPool propagates to the fallback below
+                outcome = future.result()  # BrokenProcessPool propagates to the fallback below
                 pending.popleft()
                 nxt = next(queue, None)
                 if nxt is not None:
-                    pending.append((nxt, pool.submit(prepare, nxt, db_path)))
-                yield item, result
+                    pending.append((nxt, pool.submit(_work, nxt, db_path)))
+                yield item, outcome
     except BrokenProcessPool:
         pass
     for item, _ in pending:
-        yield item, prepare(item, db_path)
+        yield item, apply(db, prepare(item, db_path))
     for item in queue:
-        yield item, prepare(item, db_path)
+        yield item, apply(db, prepare(item, db_path))
 
 
 def default_db_path() -> Path:
