@@ -9,50 +9,15 @@ from typing import Any
 import click
 import orjson
 
-from store.db import open_database
+from reviewer.cli_common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
 from store.errors import NotFound, StoreError
-from store.ingest import IngestReport, default_db_path, ingest
+from store.ingest import IngestReport, ingest
 from store.labels import FINDING_VERDICTS, MISSED_LISTS, WITHHELD_VERDICTS
 from store.outcome import OUTCOMES
 from store.queries import get_run, list_findings, list_quarantine, list_runs, resolve_run
 
 _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}
 VERDICT_CHOICES = FINDING_VERDICTS + WITHHELD_VERDICTS + tuple(_VERDICT_ALIASES)
-
-db_option = click.option(
-    "--db",
-    "db_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Database file (default: $REVIEWER_DB or ./reviewer.db).",
-)
-json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print JSON (a stable interface for scripts)."
-)
-
-
-def _db_path(db_path: Path | None) -> Path:
-    return db_path if db_path is not None else default_db_path()
-
-
-def _open(db_path: Path | None) -> Any:
-    try:
-        return open_database(_db_path(db_path))
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-
-def _print_json(value: Any) -> None:
-    sys.stdout.write(
-        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
-    )
-
-
-def _safe(text: Any) -> str:
-    """Recorded text for a terminal: control characters and escape sequences shown inert."""
-    from reviewer.review.inert import inert
-
-    return inert(str(text))
 
 
 @click.group(invoke_without_command=True)
@@ -81,10 +46,10 @@ def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | Non
 
     Example: reviewer ingest sample_recordings --db review.db
     """
-    db = _open(db_path)
-    report = run_ingest(db, list(paths), _db_path(db_path), workers=workers, quiet=as_json)
+    db = open_db(db_path)
+    report = run_ingest(db, list(paths), db_path_or_default(db_path), workers=workers, quiet=as_json)
     if as_json:
-        _print_json(_report_json(report))
+        print_json(_report_json(report))
     else:
         _print_summary(report)
     sys.exit(1 if report.quarantined else 0)
@@ -139,7 +104,7 @@ def _print_summary(report: IngestReport) -> None:
         f"in {report.seconds:.2f}s"
     )
     for _path, code, reason in report.quarantined:
-        click.echo(f"  quarantined [{code}] {_safe(reason)}", err=True)
+        click.echo(f"  quarantined [{code}] {safe(reason)}", err=True)
 
 
 @cli.command("runs")
@@ -165,18 +130,18 @@ def runs_cmd(
 
     Example: reviewer runs --json --outcome refused
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     rows = list_runs(
         db, outcome=outcome, has_findings=has_findings, kind=kind, agent=agent, search=search, limit=limit
     )
     if as_json:
-        _print_json(rows)
+        print_json(rows)
         return
     for r in rows:
         click.echo(
-            f"{r['started_at'] or '?':24} {_safe(r['agent_id'] or '?'):16} {r['outcome']:14} "
+            f"{r['started_at'] or '?':24} {safe(r['agent_id'] or '?'):16} {r['outcome']:14} "
             f"calls={r['tool_calls']:<3} findings={r['findings']:<3} gaps={r['coverage_gaps']:<3} "
-            f"{_safe(r['run_key'])}"
+            f"{safe(r['run_key'])}"
         )
 
 
@@ -189,23 +154,23 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
 
     Example: reviewer show run-1796001919298-1 --json
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     try:
         data = get_run(db, run)
     except NotFound as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
-    click.echo(f"run {_safe(data['run_id'])} ({_safe(data['agent_id'])}) outcome={data['outcome']}")
-    click.echo(f"prompt: {_safe(data['prompt'])}")
-    click.echo(f"answer: {_safe(data['answer'])}")
+    click.echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
+    click.echo(f"prompt: {safe(data['prompt'])}")
+    click.echo(f"answer: {safe(data['answer'])}")
     for c in data["tool_calls"]:
         click.echo(
-            f"  call {_safe(c['call_id'])} {_safe(c['tool_name'])} status={c['status']} error={c['error']}"
+            f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}"
         )
     for f in data["findings"]:
-        click.echo(f"  finding {f['id']} {f['kind']}: {_safe(f['message'])}")
+        click.echo(f"  finding {f['id']} {f['kind']}: {safe(f['message'])}")
 
 
 @cli.command("findings")
@@ -220,16 +185,16 @@ def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str
 
     Example: reviewer findings --json --kind negative-claim
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     try:
         rows = list_findings(db, kind=kind, run=run)
     except NotFound as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        _print_json(rows)
+        print_json(rows)
         return
     for f in rows:
-        click.echo(f"{f['id']} {f['kind']:22} {_safe(f['run_id'])} {_safe(f['message'] or '')[:120]}")
+        click.echo(f"{f['id']} {f['kind']:22} {safe(f['run_id'])} {safe(f['message'] or '')[:120]}")
 
 
 @cli.command("quarantine")
@@ -240,13 +205,13 @@ def quarantine_cmd(db_path: Path | None, as_json: bool) -> None:
 
     Example: reviewer quarantine --json
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     rows = list_quarantine(db)
     if as_json:
-        _print_json(rows)
+        print_json(rows)
         return
     for q in rows:
-        click.echo(f"[{q['code']}] {_safe(q['reason'])}")
+        click.echo(f"[{q['code']}] {safe(q['reason'])}")
 
 
 reviewer_option = click.option(
@@ -287,7 +252,7 @@ def label_cmd(
     from reviewer.settings import resolve_reviewer
     from store import labels
 
-    db = _open(db_path)
+    db = open_db(db_path)
     who = resolve_reviewer(reviewer)
     try:
         if undo:
@@ -307,9 +272,9 @@ def label_cmd(
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        _print_json(row)
+        print_json(row)
     else:
-        click.echo(f"{row['verdict']} on {row['target_id']} by {_safe(row['reviewer'])}")
+        click.echo(f"{row['verdict']} on {row['target_id']} by {safe(row['reviewer'])}")
 
 
 @cli.command("labels")
@@ -339,7 +304,7 @@ def labels_cmd(
     """
     from store import labels
 
-    db = _open(db_path)
+    db = open_db(db_path)
     if import_file is not None:
         try:
             rows = orjson.loads(import_file.read_bytes())
@@ -355,7 +320,7 @@ def labels_cmd(
         return
     rows = labels.export_labels(db)
     text = _csv(rows) if as_csv else orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"
-    _emit(text, output, force)
+    emit(text, output, force)
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -378,20 +343,6 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def _emit(text: str, output: Path | None, force: bool) -> None:
-    """Write to stdout, or to `output` (never overwriting without --force)."""
-    if output is None:
-        sys.stdout.write(text)
-        return
-    from reviewer.exports import ExportError, write_export
-
-    try:
-        write_export(output, text, force=force)
-    except ExportError as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"wrote {output}", err=True)
-
-
 @cli.command("stats")
 @db_option
 @json_option
@@ -403,17 +354,17 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
     from reviewer.review.stats import label_stats
     from store.labels import label_states
 
-    db = _open(db_path)
+    db = open_db(db_path)
     stats = label_stats(label_states(db))
     if as_json:
-        _print_json(stats)
+        print_json(stats)
         return
     for kind, counts in stats["kinds"].items():
         click.echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
     for pair in stats["agreement"]:
         kappa = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
         click.echo(
-            f"agreement {_safe(pair['reviewers'][0])} / {_safe(pair['reviewers'][1])}: "
+            f"agreement {safe(pair['reviewers'][0])} / {safe(pair['reviewers'][1])}: "
             f"{pair['shared']} shared, kappa {kappa}"
         )
 
@@ -428,11 +379,11 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
     """
     from store.reextract import reextract
 
-    db = _open(db_path)
+    db = open_db(db_path)
     done, failures = reextract(db, everything=everything)
     click.echo(f"{done} recording(s) re-extracted, {len(failures)} failed")
     for source, reason in failures:
-        click.echo(f"  {_safe(source)}: {_safe(reason)}", err=True)
+        click.echo(f"  {safe(source)}: {safe(reason)}", err=True)
     sys.exit(1 if failures else 0)
 
 
@@ -457,8 +408,8 @@ def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) 
 
     from textual_serve.server import Server
 
-    target = _db_path(db_path).resolve()
-    _open(target).close()  # create and migrate once, before any tab starts
+    target = db_path_or_default(db_path).resolve()
+    open_db(target).close()  # create and migrate once, before any tab starts
     command = [sys.executable, "-m", "reviewer", "open", "--db", str(target)]
     if reviewer:
         command += ["--reviewer", reviewer]
@@ -486,12 +437,12 @@ def open_cmd(paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None
 
     Example: reviewer open sample_recordings
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     if paths:
-        report = run_ingest(db, list(paths), _db_path(db_path))
+        report = run_ingest(db, list(paths), db_path_or_default(db_path))
         _print_summary(report)
     db.close()
-    _launch_app(_db_path(db_path), reviewer)
+    _launch_app(db_path_or_default(db_path), reviewer)
 
 
 def _launch_app(db_path: Path, reviewer: str | None) -> None:

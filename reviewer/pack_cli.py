@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-import orjson
 
+from reviewer.cli_common import db_option, emit, json_option, open_db, print_json
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import (
     CAVEAT,
@@ -313,14 +313,6 @@ def export_text(stored: StoredPack, *, ts: bool = False, const_name: str = "phra
 # The click group
 # ---------------------------------------------------------------------------------------------------------------
 
-db_option = click.option(
-    "--db",
-    "db_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Database file (default: $REVIEWER_DB or ./reviewer.db).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (a stable interface).")
 reviewer_option = click.option(
     "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
 )
@@ -335,22 +327,6 @@ holdout_option = click.option(
 seed_option = click.option(
     "--seed", default=DEFAULT_SEED, show_default=True, help="Seed of the stable holdout split."
 )
-
-
-def _open(db_path: Path | None) -> Any:
-    from store.db import open_database
-    from store.ingest import default_db_path
-
-    try:
-        return open_database(db_path if db_path is not None else default_db_path())
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-
-def _print_json(value: Any) -> None:
-    sys.stdout.write(
-        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
-    )
 
 
 def _who(reviewer: str | None) -> str:
@@ -369,7 +345,7 @@ def _guard(fn: Callable[[], Any]) -> Any:
 
 def _show_saved(stored: StoredPack, as_json: bool) -> None:
     if as_json:
-        _print_json(stored.as_dict())
+        print_json(stored.as_dict())
         return
     parent = f", parent {stored.parent_hash[:12]}" if stored.parent_hash else ""
     click.echo(
@@ -411,7 +387,7 @@ def new_cmd(
 
     Example: reviewer pack new ops --none "came up empty" --complete "that is the full list"
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     stored = _guard(
         lambda: create_pack(db, name, none, complete, from_ref=from_ref, who=_who(reviewer), note=note)
     )
@@ -441,7 +417,7 @@ def add_cmd(
 
     Example: reviewer pack add ops "nothing turned up" --list none
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     stored = _guard(
         lambda: change_pack(db, name, add=phrases, list_name=list_name, who=_who(reviewer), note=note)
     )
@@ -467,7 +443,7 @@ def remove_cmd(
 
     Example: reviewer pack remove ops "came up empty"
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     stored = _guard(lambda: change_pack(db, name, remove=phrases, who=_who(reviewer), note=note))
     _show_saved(stored, as_json)
 
@@ -480,9 +456,9 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
 
     Example: reviewer pack list --json
     """
-    rows = store_packs.list_packs(_open(db_path))
+    rows = store_packs.list_packs(open_db(db_path))
     if as_json:
-        _print_json(rows)
+        print_json(rows)
         return
     if not rows:
         click.echo("no phrase packs yet (reviewer pack new NAME)")
@@ -502,7 +478,7 @@ def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
 
     Example: reviewer pack show ops@2
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     stored: StoredPack = _guard(lambda: store_packs.find_pack(db, ref))
     versions = store_packs.pack_versions(db, stored.name)
     if as_json:
@@ -512,7 +488,7 @@ def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
             | {"phrases": len(p.none) + len(p.complete)}
             for p in versions
         ]
-        _print_json(out)
+        print_json(out)
         return
     click.echo(f"{inert(stored.ref)}  hash {stored.content_hash}")
     click.echo(
@@ -537,10 +513,10 @@ def diff_cmd(a: str, b: str | None, db_path: Path | None, as_json: bool) -> None
 
     Example: reviewer pack diff ops@1 ops@3
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     data = _guard(lambda: pack_diff(db, a, b))
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     click.echo(f"{inert(data['from']['ref'] or EMPTY_REF)} -> {inert(data['to']['ref'])}")
     if data["unchanged"]:
@@ -606,7 +582,7 @@ def replay_cmd(
     """
     if against and against_empty:
         raise click.UsageError("give --against or --against-empty, not both")
-    db = _open(db_path)
+    db = open_db(db_path)
     update, stop = _progress_printer(as_json)
     try:
         data = _guard(
@@ -625,7 +601,7 @@ def replay_cmd(
     finally:
         stop()
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     for line in report_lines(data, examples=min(examples, 5)):
         click.echo(inert(line))
@@ -646,10 +622,10 @@ def suggest_cmd(
 
     Example: reviewer pack suggest ops --json
     """
-    db = _open(db_path)
+    db = open_db(db_path)
     data = _guard(lambda: suggestions(db, ref, holdout_share=holdout_share, seed=seed, limit=limit))
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     used = data["used"]
     click.echo(
@@ -683,19 +659,9 @@ def export_cmd(
     """
     if ts and not const_name.isidentifier():
         raise click.UsageError(f"--const {const_name!r} is not an identifier")
-    db = _open(db_path)
+    db = open_db(db_path)
     stored: StoredPack = _guard(lambda: store_packs.find_pack(db, ref))
-    text = export_text(stored, ts=ts, const_name=const_name)
-    if output is None:
-        sys.stdout.write(text)
-        return
-    from reviewer.exports import ExportError, write_export
-
-    try:
-        write_export(output, text, force=force)
-    except ExportError as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"wrote {output}", err=True)
+    emit(export_text(stored, ts=ts, const_name=const_name), output, force)
 
 
 @pack.command("import")
@@ -727,7 +693,7 @@ def import_cmd(
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise click.ClickException(f"{source}: cannot read it as UTF-8 text ({exc})") from exc
-    db = _open(db_path)
+    db = open_db(db_path)
     stored = _guard(lambda: import_pack(db, name, text, who=_who(reviewer), note=note))
     _show_saved(stored, as_json)
 

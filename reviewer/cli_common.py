@@ -1,0 +1,65 @@
+"""What every `reviewer` command shares: the --db and --json options, opening the database, printing
+JSON, writing exports, and making recorded text inert for a terminal."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from store.db import open_database
+from store.errors import StoreError
+from store.ingest import default_db_path
+
+db_option = click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Database file (default: $REVIEWER_DB or ./reviewer.db).",
+)
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (a stable interface for scripts)."
+)
+
+
+def db_path_or_default(db_path: Path | None) -> Path:
+    return db_path if db_path is not None else default_db_path()
+
+
+def open_db(db_path: Path | None) -> Any:
+    """Open (and migrate) the database, turning store refusals into a clean CLI error (exit 1)."""
+    try:
+        return open_database(db_path_or_default(db_path))
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(
+        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
+    )
+
+
+def emit(text: str, output: Path | None, force: bool) -> None:
+    """Write to stdout, or to `output` (never overwriting without --force)."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from reviewer.exports import ExportError, write_export
+
+    try:
+        write_export(output, text, force=force)
+    except ExportError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {output}", err=True)
+
+
+def safe(text: Any) -> str:
+    """Recorded text for a terminal: control characters and escape sequences shown inert."""
+    from reviewer.review.inert import inert
+
+    return inert(str(text))
