@@ -277,6 +277,23 @@ def largest_run_key(db_path: Path) -> str:
     return str(key)
 
 
+def add_large_runs(db_path: Path, work: Path) -> None:
+    """Add the largest real recording and a 1,200-event generated one, so 'open the largest run' means it."""
+    import orjson
+
+    from bench.corpus import make_recording
+    from store.db import open_database
+    from store.ingest import ingest
+
+    shared = ROOT.parent.parent / "shared" / "recordings"
+    big = work / "corpus-1200-events.json"
+    big.write_bytes(orjson.dumps(make_recording(random.Random(1200), 0, events=1200)))
+    paths = [big, *sorted(shared.glob("*.json"), key=lambda p: p.stat().st_size)[-1:]]
+    db = open_database(db_path)
+    ingest(db, paths, db_path=str(db_path), workers=1)
+    db.close()
+
+
 def label_some(db_path: Path, share: float = 0.3) -> None:
     """Label a share of findings so 'next unlabelled' has to skip past labelled ones."""
     from store.db import open_database
@@ -335,6 +352,7 @@ def run(quick: bool) -> list[Row]:
         runs_paths = corpus_by_runs(n_runs)
         r, runs_db, _ = ingest_rows(f"{n_runs:,} runs corpus", _root(runs_paths), runs_paths, work)
         rows += r
+        add_large_runs(runs_db, work)
         label_some(runs_db)
         key = largest_run_key(runs_db)
         rows += query_rows(runs_db, key)

@@ -33,6 +33,8 @@ from store.writer import Prepared, note_source, to_tuples, write_quarantine, wri
 
 CODEC = "zstd"
 ZSTD_LEVEL = 3
+#: Page cache of each ingest connection (KiB): writes are appends, a big cache only costs memory.
+INGEST_CACHE_KIB = 8192
 #: Below this much input, worker start-up costs more than it saves.
 PARALLEL_MIN_BYTES = 24 * 1024 * 1024
 
@@ -196,6 +198,8 @@ def ingest(
         n_workers = 1
     done_bytes = 0
     db.execute("PRAGMA wal_autocheckpoint = 16384")  # checkpoint in big steps while bulk writing
+    cache = db.execute("PRAGMA cache_size").fetchone()[0]
+    db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     try:
         for n, (item, outcome) in enumerate(_outcomes(db, items, db_path, n_workers), start=1):
             report.seen += 1
@@ -206,6 +210,7 @@ def ingest(
     finally:
         _close_lookup()
         db.execute("PRAGMA wal_autocheckpoint = 1000")
+        db.execute(f"PRAGMA cache_size = {int(cache)}")
         db.execute("PRAGMA wal_checkpoint(PASSIVE)")
     report.seconds = time.perf_counter() - started
     return report
@@ -247,6 +252,7 @@ def _work(item: SourceItem, db_path: str) -> Outcome:
         from store.db import open_database
 
         _worker_writer = open_database(db_path, migrate=False)
+        _worker_writer.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     return apply(_worker_writer, prepare(item, db_path))
 
 

@@ -86,6 +86,7 @@ def _run_out(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_filters(
+    db: Database,
     *,
     outcome: str | None = None,
     has_findings: bool = False,
@@ -119,10 +120,13 @@ def run_filters(
         where.append("EXISTS (SELECT 1 FROM findings f WHERE f.run_key = r.key AND f.pack_version = ?)")
         params.append(pack_version)
     if search:
+        query = fts_query(search)
+        # "+r.key": walk runs in list order and test membership in the (once-built) match set, so a page of
+        # a common word stops after its rows instead of fetching and sorting every matching run
         where.append(
-            "r.key IN (SELECT d.run_key FROM search s JOIN search_docs d ON d.id = s.rowid WHERE search MATCH ?)"
+            "+r.key IN (SELECT d.run_key FROM search s JOIN search_docs d ON d.id = s.rowid WHERE search MATCH ?)"
         )
-        params.append(fts_query(search))
+        params.append(query)
     return where, params
 
 
@@ -140,7 +144,7 @@ def list_runs(
     **filters: Any,
 ) -> list[dict[str, Any]]:
     """Runs, newest first, filtered; `after` is the (started_ms, key) of the last row already shown."""
-    where, params = run_filters(**filters)
+    where, params = run_filters(db, **filters)
     if after is not None:
         ms, key = after
         if ms is None:
@@ -160,7 +164,7 @@ def list_runs(
 
 
 def count_runs(db: Database, **filters: Any) -> int:
-    where, params = run_filters(**filters)
+    where, params = run_filters(db, **filters)
     sql = "SELECT count(*) FROM runs r" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])
 

@@ -202,3 +202,95 @@ def _sentence(text: str, start: int, end: int) -> dict[str, Any]:
     s = max(s, start - 400)
     e = min(e, end + 400)
     return {"start": s, "end": e, "text": text[s:e], "span_start": start - s, "span_end": end - s}
+
+
+def queue_page_at(db: Database, *, offset: int, limit: int = 200, **filters: Any) -> list[dict[str, Any]]:
+    """A page of the queue starting at row `offset` (for jumps; sequential paging uses `queue_page(after=)`)."""
+    if offset <= 0:
+        return queue_page(db, limit=limit, **filters)
+    where, params = _filters(**filters)
+    row = db.execute(
+        "SELECT f.id FROM findings f"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY f.id LIMIT 1 OFFSET ?",
+        [*params, int(offset) - 1],
+    ).fetchone()
+    if row is None:
+        return []
+    return queue_page(db, after=str(row[0]), limit=limit, **filters)
+
+
+def queue_position(db: Database, finding_id: str, **filters: Any) -> int | None:
+    """The 0-based row of `finding_id` in the filtered queue, or None when the filters leave it out."""
+    where, params = _filters(**filters)
+    present = db.execute(
+        "SELECT 1 FROM findings f WHERE " + " AND ".join([*where, "f.id = ?"]), [*params, finding_id]
+    ).fetchone()
+    if present is None:
+        return None
+    return int(
+        db.execute(
+            "SELECT count(*) FROM findings f WHERE " + " AND ".join([*where, "f.id < ?"]),
+            [*params, finding_id],
+        ).fetchone()[0]
+    )
+
+
+def queue_progress(db: Database, *, reviewer: str | None = None, **filters: Any) -> dict[str, int]:
+    """How far labelling has come over the findings matching `filters` (the label-state filter is ignored):
+    `total`, `labelled` (by anyone), `mine` (by `reviewer`) and `disagreements` (reviewers' current verdicts
+    differ). Driven from the labels, so it stays cheap when few of many findings are labelled."""
+    filters = {k: v for k, v in filters.items() if k not in ("state",)}
+    total = queue_count(db, **filters)
+    where, params = _filters(**filters)
+    row = db.execute(
+        "SELECT count(*), coalesce(sum(mine), 0), coalesce(sum(verdicts > 1), 0) FROM ("
+        " SELECT l.target_id, max(l.reviewer = ?) AS mine, count(DISTINCT l.verdict) AS verdicts"
+        " FROM current_labels l JOIN findings f ON f.id = l.target_id"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " GROUP BY l.target_id)",
+        [reviewer or "", *params],
+    ).fetchone()
+    return {"total": total, "labelled": int(row[0]), "mine": int(row[1]), "disagreements": int(row[2])}
+
+
+def queue_facets(db: Database, *, cap: int = 500) -> dict[str, list[str]]:
+    """Values the queue filters offer: finding kinds, codes, tools and phrase-pack versions (each capped)."""
+
+    def distinct(sql: str) -> list[str]:
+        return [
+            str(r[0]) for r in db.execute(sql + f" LIMIT {int(cap)}").fetchall() if r[0] not in (None, "")
+        ]
+
+    return {
+        "kinds": distinct("SELECT DISTINCT kind FROM findings ORDER BY kind"),
+        "codes": distinct(
+            "SELECT DISTINCT j.value FROM findings f, json_each(f.codes) j"
+            " WHERE json_valid(f.codes) AND j.type = 'text' ORDER BY j.value"
+        ),
+        "tools": distinct(
+            "SELECT DISTINCT tool_name FROM findings WHERE tool_name IS NOT NULL ORDER BY tool_name"
+        ),
+        "pack_versions": distinct(
+            "SELECT DISTINCT pack_version FROM findings WHERE pack_version IS NOT NULL ORDER BY pack_version"
+        ),
+    }
+
+
+def current_verdicts(db: Database, target_id: str) -> dict[str, dict[str, Any]]:
+    """reviewer -> their current label row (verdict, note, created_at) on a target."""
+    cur = db.execute(
+        "SELECT reviewer, verdict, note, created_at FROM current_labels WHERE target_id = ? ORDER BY reviewer",
+        [target_id],
+    )
+    return {r[0]: {"verdict": r[1], "note": r[2], "created_at": r[3]} for r in cur}
+
+
+def missed_for_run(db: Database, run_key: str) -> list[dict[str, Any]]:
+    """Current missed-negative labels on a run's answer (any reviewer), in answer order."""
+    return _rows(
+        db,
+        "SELECT target_id, reviewer, span_start, span_end, span_text, list, note, created_at FROM current_labels"
+        " WHERE run_key = ? AND target_kind = 'missed-negative' ORDER BY span_start, reviewer",
+        [run_key],
+    )

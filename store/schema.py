@@ -285,4 +285,27 @@ def m003_phrase_packs(db: Database) -> None:
         )""")
 
 
+@migrations()
+def m004_narrow_search_docs(db: Database) -> None:
+    """Move the searched text out of search_docs, so joining full-text hits to their runs reads narrow rows."""
+    db.execute("CREATE TABLE search_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+    db.execute("INSERT INTO search_text (id, text) SELECT id, text FROM search_docs")
+    db.execute("DROP TABLE search")
+    db.execute(
+        "CREATE TABLE search_docs_narrow (id INTEGER PRIMARY KEY, run_key TEXT NOT NULL, kind TEXT NOT NULL, "
+        "ref TEXT NOT NULL)"
+    )
+    db.execute(
+        "INSERT INTO search_docs_narrow (id, run_key, kind, ref) SELECT id, run_key, kind, ref FROM search_docs"
+    )
+    db.execute("DROP TABLE search_docs")
+    db.execute("ALTER TABLE search_docs_narrow RENAME TO search_docs")
+    db.execute("CREATE INDEX search_docs_run ON search_docs(run_key)")
+    db.execute(
+        "CREATE VIRTUAL TABLE search USING fts5(text, content='search_text', content_rowid='id', "
+        "tokenize='unicode61 remove_diacritics 2')"
+    )
+    db.execute("INSERT INTO search (search) VALUES ('rebuild')")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -80,7 +80,7 @@ def runs_page(
     start by walking the sort keys only (used when a reader jumps far ahead), then the rows are read by keyset.
     """
     exprs, desc, nullable = _order(sort)
-    where, params = run_filters(**filters)
+    where, params = run_filters(db, **filters)
     if after is None and offset > 0:
         boundary = _boundary(db, exprs, desc, where, params, offset - 1)
         if boundary is None:
@@ -246,7 +246,9 @@ def runs_of_source(db: Database, source: str) -> dict[str, Any]:
     rec = db.execute("SELECT id, events, bytes FROM recordings WHERE source = ?", [source]).fetchone()
     if rec is None:
         raise NotFound(f"no recording ingested from {source!r}")
-    keys = [r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ? ORDER BY events DESC", [rec[0]])]
+    keys = [
+        r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ? ORDER BY events DESC", [rec[0]])
+    ]
     return {"events": rec[1], "bytes": rec[2], "keys": keys}
 
 

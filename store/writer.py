@@ -104,14 +104,11 @@ def insert_rows(
     if x.search:
         cur = conn.execute("SELECT coalesce(max(id), 0) FROM search_docs")
         base = int(cur.fetchone()[0])
-        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"], d["text"]) for n, d in enumerate(x.search)]
-        conn.executemany(
-            "INSERT INTO search_docs (id, run_key, kind, ref, text) VALUES (?, ?, ?, ?, ?)", docs
-        )
-        conn.executemany(
-            "INSERT INTO search (rowid, text) VALUES (?, ?)",
-            [(base + n + 1, d["text"]) for n, d in enumerate(x.search)],
-        )
+        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"]) for n, d in enumerate(x.search)]
+        texts = [(base + n + 1, d["text"]) for n, d in enumerate(x.search)]
+        conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
+        conn.executemany("INSERT INTO search_text (id, text) VALUES (?, ?)", texts)
+        conn.executemany("INSERT INTO search (rowid, text) VALUES (?, ?)", texts)
 
 
 def write_quarantine(db: Database, path: str, code: str, reason: str, sha256: str | None = None) -> None:
@@ -133,8 +130,12 @@ def delete_extracted(db: Database, recording_id: int) -> None:
     keys = [r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ?", [recording_id])]
     for key in keys:
         db.execute(
-            "INSERT INTO search (search, rowid, text) SELECT 'delete', id, text FROM search_docs WHERE run_key = ?",
+            "INSERT INTO search (search, rowid, text) SELECT 'delete', t.id, t.text FROM search_text t "
+            "JOIN search_docs d ON d.id = t.id WHERE d.run_key = ?",
             [key],
+        )
+        db.execute(
+            "DELETE FROM search_text WHERE id IN (SELECT id FROM search_docs WHERE run_key = ?)", [key]
         )
         db.execute("DELETE FROM search_docs WHERE run_key = ?", [key])
         for table in ("tool_calls", "semantics", "coverage", "evictions", "findings", "events"):
