@@ -243,7 +243,8 @@ class _RunExtractor:
     # -- iterations (section 4.1)
     def _iterations(self) -> _IterationIndex:
         starts = self.by_type.get("agent.iteration_start", [])
-        return _IterationIndex(starts, [_int(self.payload(i).get("iterIndex")) for i in starts], self)
+        values = [_int(self.payload(i).get("iterIndex")) for i in starts]
+        return _IterationIndex(starts, values, self.shorts, self.payloads)
 
     def _answer(self) -> str | None:
         end = self.last("agent.turn_end")
@@ -823,16 +824,20 @@ class _RunExtractor:
 class _IterationIndex:
     """Iteration of an event: its payload's own `iteration`, else the preceding iteration_start's."""
 
-    def __init__(self, starts: list[int], values: list[int | None], run: _RunExtractor) -> None:
+    def __init__(
+        self, starts: list[int], values: list[int | None], shorts: list[str], payloads: list[dict[str, Any]]
+    ) -> None:
+        # plain lists, no reference back to the extractor: no cycle for a paused collector to leak
         self.starts = starts
         self.values = values
-        self.run = run
+        self.shorts = shorts
+        self.payloads = payloads
 
     def get(self, index: int | None, default: int | None = None) -> int | None:
         if index is None:
             return default
-        if self.run.shorts[index] != "agent.iteration_start":
-            explicit = _int(self.run.payload(index).get("iteration"))
+        if self.shorts[index] != "agent.iteration_start":
+            explicit = _int(self.payloads[index].get("iteration"))
             if explicit is not None:
                 return explicit
         at = bisect_right(self.starts, index) - 1

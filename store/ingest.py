@@ -147,8 +147,8 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
 
 
 def _worker_init(parent_pid: int) -> None:
-    """Workers parse with the cyclic GC off, and die with their parent (a killed ingest leaves no orphans)."""
-    gc.disable()
+    """Workers die with their parent (a killed ingest leaves no orphans); `prepare` pauses the GC per parse."""
+    gc.freeze()  # what the worker inherited is never scanned again
     try:
         import ctypes
 
