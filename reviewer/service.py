@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from store import queries, ui_queries
+from store import labels, queries, queue, ui_queries
 from store.db import open_database
 
 T = TypeVar("T")
@@ -25,6 +25,8 @@ T = TypeVar("T")
 RUNS_BLOCK = 100
 #: Most timeline rows built for one run (each kind is capped at this in the store too).
 TIMELINE_CAP = 5_000
+#: Queue filter names the service passes to `store.queue` (anything else is dropped).
+QUEUE_FILTERS = ("kind", "code", "tool", "pack_version", "state", "run_key")
 
 
 class ReviewService:
@@ -146,6 +148,134 @@ class ReviewService:
     async def get_run(self, ident: str) -> dict[str, Any]:
         """Everything about one run (heavy: every tool result). Prefer `run_header` + `run_timeline`."""
         return await self._call(queries.get_run, ident)
+
+    # -- findings queue -----------------------------------------------------------------------------------------
+
+    async def queue_first(
+        self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any
+    ) -> dict[str, Any]:
+        """`{total, progress, rows}` for the queue under `filters`, in one trip to the database thread.
+
+        `total` counts the rows shown (label-state filter included); `progress` is `store.queue.queue_progress`
+        over the same filters without the label state."""
+
+        def work(db: Database) -> dict[str, Any]:
+            clean = _queue_filters(filters, reviewer)
+            return {
+                "total": queue.queue_count(db, **clean),
+                "progress": queue.queue_progress(db, **clean),
+                "rows": _with_cursor(queue.queue_page(db, limit=limit, **clean)),
+            }
+
+        return await self._call(work)
+
+    async def queue_block(
+        self, *, reviewer: str, after: str | None = None, offset: int = 0, limit: int = RUNS_BLOCK, **filters: Any
+    ) -> list[dict[str, Any]]:
+        """One block of the queue: after the finding id `after` (keyset), else from row `offset`."""
+
+        def work(db: Database) -> list[dict[str, Any]]:
+            clean = _queue_filters(filters, reviewer)
+            if after is not None:
+                return _with_cursor(queue.queue_page(db, after=after, limit=limit, **clean))
+            return _with_cursor(queue.queue_page_at(db, offset=offset, limit=limit, **clean))
+
+        return await self._call(work)
+
+    async def queue_progress(self, *, reviewer: str, **filters: Any) -> dict[str, int]:
+        return await self._call(lambda db: queue.queue_progress(db, **_queue_filters(filters, reviewer)))
+
+    async def queue_position(self, finding_id: str, *, reviewer: str, **filters: Any) -> int | None:
+        """The row of `finding_id` in the filtered queue (None: filtered out)."""
+        return await self._call(lambda db: queue.queue_position(db, finding_id, **_queue_filters(filters, reviewer)))
+
+    async def next_unlabelled(self, *, reviewer: str, after: str | None = None, **filters: Any) -> str | None:
+        """The next finding after `after` (wrapping) that `reviewer` has not labelled, under the filters
+        (the label-state filter is ignored: "unlabelled" is what is asked for)."""
+
+        def work(db: Database) -> str | None:
+            clean = _queue_filters(filters, reviewer)
+            clean.pop("state", None)
+            clean.pop("reviewer", None)
+            return queue.next_unlabelled(db, after=after, reviewer=reviewer, **clean)
+
+        return await self._call(work)
+
+    async def queue_facets(self) -> dict[str, list[str]]:
+        """Values offered by the queue filters: kinds, codes, tools, phrase-pack versions."""
+        return await self._call(queue.queue_facets)
+
+    async def finding_evidence(self, finding_id: str) -> dict[str, Any]:
+        """`store.queue.finding_evidence` plus `current`: each reviewer's current label row."""
+
+        def work(db: Database) -> dict[str, Any]:
+            ev = queue.finding_evidence(db, finding_id)
+            ev["current"] = queue.current_verdicts(db, finding_id)
+            return ev
+
+        return await self._call(work)
+
+    # -- labels (writes: the store takes BEGIN IMMEDIATE and waits out other writers) ------------------------------
+
+    async def label_finding(
+        self, finding_id: str, verdict: str, reviewer: str, note: str | None = None
+    ) -> dict[str, Any]:
+        """Append a verdict; returns `{label, history, current}` read back after the write."""
+
+        def work(db: Database) -> dict[str, Any]:
+            row = labels.label_finding(db, finding_id, verdict, reviewer, note)
+            return _label_state(db, finding_id, row)
+
+        return await self._call(work)
+
+    async def undo_label(self, reviewer: str, target_id: str) -> dict[str, Any]:
+        """Undo the reviewer's latest label on `target_id` by appending; `{label (None: nothing to undo),
+        history, current}`."""
+
+        def work(db: Database) -> dict[str, Any]:
+            row = labels.undo_last(db, reviewer, target_id=target_id)
+            return _label_state(db, target_id, row)
+
+        return await self._call(work)
+
+    async def label_missed(
+        self, run_key: str, start: int, end: int, list_name: str, reviewer: str, note: str | None = None
+    ) -> dict[str, Any]:
+        """Append a missed-negative label on answer[start:end] (Python str indices)."""
+        return await self._call(labels.label_missed, run_key, start, end, list_name, reviewer, note)
+
+    async def missed_labels(self, run_key: str) -> list[dict[str, Any]]:
+        """Current missed-negative labels on a run's answer."""
+        return await self._call(queue.missed_for_run, run_key)
+
+    async def label_stats(self) -> dict[str, Any]:
+        """`reviewer stats --json`: counts per kind and label state, Cohen's kappa per reviewer pair."""
+        from reviewer.review.stats import label_stats
+
+        states = await self._call(labels.label_states)
+        return label_stats(states)
+
+
+def _queue_filters(filters: dict[str, Any], reviewer: str) -> dict[str, Any]:
+    clean = {k: v for k, v in _clean(filters).items() if k in QUEUE_FILTERS}
+    if clean.get("state") in (None, "any"):
+        clean.pop("state", None)
+    clean["reviewer"] = reviewer
+    return clean
+
+
+def _with_cursor(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in rows:
+        r["cursor"] = r["id"]
+    return rows
+
+
+def _label_state(db: Database, target_id: str, row: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "label": row,
+        "history": labels.history(db, target_id),
+        "current": queue.current_verdicts(db, target_id),
+    }
 
 
 def _clean(filters: dict[str, Any]) -> dict[str, Any]:

@@ -265,8 +265,9 @@ def queue_facets(db: Database, *, cap: int = 500) -> dict[str, list[str]]:
     return {
         "kinds": distinct("SELECT DISTINCT kind FROM findings ORDER BY kind"),
         "codes": distinct(
-            "SELECT DISTINCT j.value FROM findings f, json_each(f.codes) j"
-            " WHERE json_valid(f.codes) AND j.type = 'text' ORDER BY j.value"
+            "SELECT DISTINCT j.value FROM findings f,"
+            " json_each(CASE WHEN json_valid(f.codes) THEN f.codes ELSE '[]' END) j"
+            " WHERE j.type = 'text' ORDER BY j.value"
         ),
         "tools": distinct(
             "SELECT DISTINCT tool_name FROM findings WHERE tool_name IS NOT NULL ORDER BY tool_name"

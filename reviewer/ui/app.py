@@ -12,12 +12,15 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from reviewer.service import ReviewService
+from reviewer.settings import resolve_reviewer
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, load_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
 from reviewer.ui.screens.help import HelpScreen
+from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
+from reviewer.ui.screens.stats import StatsScreen
 from store.errors import NotFound
 
 
@@ -40,11 +43,16 @@ class ReviewerApp(App[None]):
         reviewer: str | None = None,
         keymap: dict[str, str] | None = None,
         now: datetime | None = None,
+        auto_advance: bool = True,
     ) -> None:
         super().__init__()
         self.service = service
         self.reviewer = reviewer
+        #: who labels: the name given, else $REVIEWER_NAME, else the system user
+        self.reviewer_name = resolve_reviewer(reviewer)
         self.now = now
+        #: after a label on the queue screen, move to the next unlabelled finding
+        self.auto_advance = auto_advance
         self._initial_keymap = keymap
         self.sub_title = service.db_path.name
 
@@ -89,14 +97,14 @@ class ReviewerApp(App[None]):
     @on(OpenRun)
     def _open_run(self, message: OpenRun) -> None:
         if message.resolved:
-            self.push_screen(RunScreen(message.ident))
+            self.push_screen(RunScreen(message.ident, finding=message.finding))
         else:
-            self.open_run(message.ident)
+            self.open_run(message.ident, finding=message.finding)
 
     @work(exclusive=True, group="open-run", exit_on_error=False)
-    async def open_run(self, ident: str) -> None:
+    async def open_run(self, ident: str, finding: str | None = None) -> None:
         key = await self.service.resolve_run(ident)
-        self.push_screen(RunScreen(key))
+        self.push_screen(RunScreen(key, finding=finding))
 
     @on(ApplyRunFilters)
     async def _apply_filters(self, message: ApplyRunFilters) -> None:
@@ -117,6 +125,27 @@ class ReviewerApp(App[None]):
         if runs is not None:
             runs.action_search()
 
+    async def action_open_queue(self, state: str | None = None) -> None:
+        """The findings queue (the one already open, if any), optionally narrowed to a label state."""
+        queue = next((s for s in self.screen_stack if isinstance(s, QueueScreen)), None)
+        if queue is None:
+            self.push_screen(QueueScreen({"state": state} if state else None, auto_advance=self.auto_advance))
+            return
+        while self.screen is not queue and len(self.screen_stack) > 1:
+            await self.pop_screen()
+        if state is not None:
+            queue.set_filters({"state": state})
+
+    def action_open_packs(self) -> None:
+        from reviewer.ui.screens.packs import PacksScreen
+
+        if not any(type(s).__name__ == "PacksScreen" for s in self.screen_stack):
+            self.push_screen(PacksScreen(self.service, reviewer=self.reviewer_name))
+
+    def action_open_stats(self) -> None:
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
@@ -129,15 +158,17 @@ def make_app(
     *,
     keymap: dict[str, str] | None = None,
     now: datetime | None = None,
+    auto_advance: bool = True,
     **_settings: Any,
 ) -> ReviewerApp:
     """Build the app over the database at `db_path` (default: `$REVIEWER_DB` or ./reviewer.db).
 
-    `keymap` overrides the keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for
-    views that show ages (tests, snapshots).
+    `reviewer` names who labels (default: `$REVIEWER_NAME`, else the system user). `keymap` overrides the
+    keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for views that show ages
+    (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after labelling it.
     """
     if db_path is None:
         from store.ingest import default_db_path
 
         db_path = default_db_path()
-    return ReviewerApp(ReviewService(db_path), reviewer=reviewer, keymap=keymap, now=now)
+    return ReviewerApp(ReviewService(db_path), reviewer=reviewer, keymap=keymap, now=now, auto_advance=auto_advance)

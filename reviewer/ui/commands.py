@@ -34,6 +34,15 @@ class ReviewerCommands(Provider):
             ("Runs: clear filters and search", partial(post, ApplyRunFilters({}, replace=True)),
              "Show every run"),
             ("Runs: search…", app.action_search_runs, "Full-text search over prompts, answers, results, findings"),
+            ("Findings queue", app.action_open_queue, "Every finding across runs, to triage and label"),
+            ("Findings queue: unlabelled", partial(app.action_open_queue, "unlabelled"),
+             "Findings nobody has labelled yet"),
+            ("Findings queue: not labelled by me", partial(app.action_open_queue, "not-mine"),
+             "Findings still waiting for your label"),
+            ("Findings queue: disagreements", partial(app.action_open_queue, "disagreement"),
+             "Findings whose reviewers' current verdicts differ"),
+            ("Label stats", app.action_open_stats, "Labels per kind and state; Cohen's kappa per reviewer pair"),
+            ("Phrase packs", app.action_open_packs, "Curate phrase packs from labels, with the what-if replay"),
             ("Help: keys", app.action_help, "Every key binding"),
         ]
         for outcome in OUTCOMES:

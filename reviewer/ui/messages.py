@@ -15,6 +15,8 @@ class OpenRun(Message):
     ident: str
     #: True when `ident` is a run key just read from the database (no need to resolve it first)
     resolved: bool = False
+    #: a finding id to put the timeline cursor on once the run is drawn
+    finding: str | None = None
 
 
 @dataclass

@@ -14,7 +14,7 @@ import pytest
 from reviewer.ui.app import ReviewerApp, make_app
 from store.db import open_database
 from store.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import SAMPLES, SHARED_RECORDINGS
 from tests.ui.recordings import write_tiny_recordings
 
 #: "now" for views that show ages, so snapshots never depend on the clock
@@ -37,6 +37,27 @@ def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert not report.quarantined, report.quarantined
     db.close()
     return path
+
+
+#: sample recordings added to the labelling tests' database (flagged clauses with reads, a typed withheld answer)
+LABEL_SAMPLES = ("negative-claims-prose.json", "typed-negatives-withheld.json")
+
+
+@pytest.fixture(scope="session")
+def label_template_db(template_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The UI template plus the sample recordings with negative claims (kept apart so the runs-screen tests and
+    snapshots see the same runs as before)."""
+    path = copy_db(template_db, tmp_path_factory.mktemp("label-template") / "template.db")
+    db = open_database(path)
+    report = ingest(db, [str(SAMPLES / name) for name in LABEL_SAMPLES], db_path=str(path))
+    assert not report.quarantined, report.quarantined
+    db.close()
+    return path
+
+
+@pytest.fixture
+def label_db(label_template_db: Path, tmp_path: Path) -> Path:
+    return copy_db(label_template_db, tmp_path / "review.db")
 
 
 def copy_db(src: Path, dst: Path) -> Path:

@@ -324,9 +324,16 @@ async def test_help_lists_every_binding_from_the_bindings(app_factory) -> None:
 
 async def test_every_binding_has_an_id(app_factory) -> None:
     from reviewer.ui.screens.help import HelpScreen as Help
+    from reviewer.ui.screens.labelling import LabellingScreen
+    from reviewer.ui.screens.modals import MissedChooser, NoteScreen
+    from reviewer.ui.screens.queue import QueueScreen
+    from reviewer.ui.screens.stats import StatsScreen
+    from reviewer.ui.widgets.answer import AnswerView
     from reviewer.ui.widgets.cursor_list import CursorList
+    from reviewer.ui.widgets.finding_list import FindingList
 
-    for cls in (ReviewerApp, RunsScreen, RunScreen, Help, CursorList, RunList, Timeline):
+    for cls in (ReviewerApp, RunsScreen, RunScreen, Help, CursorList, RunList, Timeline, LabellingScreen, QueueScreen,
+                StatsScreen, NoteScreen, MissedChooser, AnswerView, FindingList):
         for binding in cls.BINDINGS:
             assert binding.id, f"{cls.__name__} {binding.key} has no id"  # type: ignore[union-attr]
 

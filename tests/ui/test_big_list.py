@@ -52,3 +52,43 @@ async def test_blocks_load_on_demand_by_keyset(tmp_path: Path) -> None:
         await pilot.press("home")
         await pilot.pause()
         assert run_list.cursor == 0 and run_list.row_at(0) is not None
+
+
+async def test_queue_over_many_findings_reads_only_what_is_shown(ui_db: Path) -> None:
+    """100k findings: the queue opens on a count and one block, and a jump to the end reads a block or two."""
+    import sqlite3
+
+    from reviewer.ui.screens.queue import QueueScreen
+
+    conn = sqlite3.connect(ui_db)
+    # spread over the runs (one run with 100k findings is another matter: its evidence reads the whole run)
+    conn.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999),"
+        " r AS (SELECT key, row_number() OVER (ORDER BY key) - 1 AS k, count(*) OVER () AS m FROM runs)"
+        " INSERT INTO findings (id, run_key, run_id, seq, kind, codes, message, refs, advisory, truncated)"
+        " SELECT printf('f-zz%07d', i), r.key, 'run-big', 100000 + i, 'negative-claim', '[]',"
+        " 'synthetic finding ' || i, '[]', 0, 0 FROM n JOIN r ON r.k = n.i % r.m"
+    )
+    conn.commit()
+    total = conn.execute("SELECT count(*) FROM findings").fetchone()[0]
+    conn.close()
+    assert total > 100_000
+    app = make_app(db_path=ui_db, keymap={}, reviewer="ann")
+    calls: list[dict[str, Any]] = []
+    original = app.service.queue_block
+
+    async def spy(**kwargs: Any) -> Any:
+        calls.append(kwargs)
+        return await original(**kwargs)
+
+    app.service.queue_block = spy  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await app.action_open_queue()
+        await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.showing is not None)
+        finding_list = app.screen.finding_list
+        assert app.screen.total == total and finding_list.cached_blocks == 1 and calls == []
+        await pilot.press("end")
+        await wait_until(pilot, lambda: finding_list.row_at(finding_list.row_count - 1) is not None)
+        assert finding_list.row_at(finding_list.row_count - 1)["id"] == "f-zz0099999"
+        assert len(calls) <= 3 and calls[0]["after"] is None and calls[0]["offset"] > 99_000
+        await wait_until(pilot, lambda: app.screen.showing == "f-zz0099999")

@@ -78,3 +78,53 @@ def test_timeline_puts_unsequenced_findings_after_their_call() -> None:
     ]
     order = [r.get("id") or r.get("call_id") or r["kind"] for r in build_timeline(parts, findings)]
     assert order == ["iteration", "c1", "gap", "e1", "c2", "late", "loose"]
+
+
+async def test_queue_pages_agree_by_keyset_and_by_offset(service: ReviewService, ui_db: Path) -> None:
+    from store.queue import queue_count
+
+    first = await service.queue_first(reviewer="ann", limit=7)
+    db = open_database(ui_db)
+    assert first["total"] == queue_count(db) == first["progress"]["total"]
+    db.close()
+    assert first["progress"] == {"total": first["total"], "labelled": 0, "mine": 0, "disagreements": 0}
+    ids = [r["id"] for r in first["rows"]]
+    assert ids == sorted(ids) and all(r["cursor"] == r["id"] for r in first["rows"])
+    by_key = await service.queue_block(reviewer="ann", after=ids[-1], limit=5)
+    by_offset = await service.queue_block(reviewer="ann", offset=7, limit=5)
+    assert [r["id"] for r in by_key] == [r["id"] for r in by_offset]
+    assert await service.queue_position(by_key[2]["id"], reviewer="ann") == 9
+    assert await service.queue_position(by_key[2]["id"], reviewer="ann", kind="no-such-kind") is None
+    facets = await service.queue_facets()
+    assert "negative-claim" in facets["kinds"] and "entity-unresolved" in facets["codes"]
+    assert "list_incidents" in facets["tools"]
+
+
+async def test_label_writes_return_the_new_state(service: ReviewService) -> None:
+    first = (await service.queue_first(reviewer="ann", limit=3))["rows"]
+    target = next(r for r in first if r["kind"] != "withheld-answer")
+    got = await service.label_finding(target["id"], "tp", "ann", "why")
+    assert got["label"]["verdict"] == "tp" and got["current"]["ann"]["note"] == "why"
+    await service.label_finding(target["id"], "fp", "bob")
+    got = await service.label_finding(target["id"], "fp", "ann")
+    assert [r["verdict"] for r in got["history"]] == ["tp", "fp", "fp"]
+    undone = await service.undo_label("ann", target["id"])
+    assert undone["label"]["verdict"] == "tp" and {r: c["verdict"] for r, c in undone["current"].items()} == {
+        "ann": "tp", "bob": "fp"}
+    progress = await service.queue_progress(reviewer="ann")
+    assert (progress["labelled"], progress["mine"], progress["disagreements"]) == (1, 1, 1)
+    assert (await service.queue_first(reviewer="ann", state="disagreement"))["total"] == 1
+    # the next finding ann has not labelled, after this one
+    nxt = await service.next_unlabelled(reviewer="ann", after=target["id"])
+    assert nxt is not None and nxt != target["id"]
+    expected = next(r["id"] for r in first if r["id"] != target["id"])
+    assert await service.next_unlabelled(reviewer="bob") == expected
+    stats = await service.label_stats()
+    assert stats["agreement"][0]["reviewers"] == ["ann", "bob"] and stats["disagreements"]
+    ev = await service.finding_evidence(target["id"])
+    assert [r["verdict"] for r in ev["history"]] == ["tp", "fp", "fp", "tp"]
+    assert {r: c["verdict"] for r, c in ev["current"].items()} == {"ann": "tp", "bob": "fp"}
+    header = await service.run_header(EMOJI_RUN)
+    missed = await service.label_missed(header["run_key"], 2, 9, "none", "ann")
+    assert missed["span_text"] == header["answer"][2:9]
+    assert [m["span_text"] for m in await service.missed_labels(header["run_key"])] == [header["answer"][2:9]]

@@ -47,3 +47,16 @@ def test_run_screen_withheld(snap_compare, app_factory) -> None:
         await wait_until(pilot, lambda: (screen.query_one("#detail").showing or "").startswith("iteration:"))
 
     assert snap_compare(app_factory(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_queue_screen(snap_compare, app_factory, label_db) -> None:
+    from reviewer.ui.screens.queue import QueueScreen
+
+    async def run_before(pilot: Any) -> None:
+        app = pilot.app
+        await _runs_ready(pilot)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.showing is not None
+                         and app.screen.query_one("#evidence").showing == f"finding:{app.screen.showing}")
+
+    assert snap_compare(app_factory(db_path=label_db, reviewer="ann"), terminal_size=SIZE, run_before=run_before)

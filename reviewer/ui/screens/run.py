@@ -12,7 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from reviewer.ui.screens.base import BaseScreen
+from reviewer.ui.screens.labelling import LabellingScreen
+from reviewer.ui.screens.modals import MissedChooser
 from reviewer.ui.widgets.answer import AnswerView
 from reviewer.ui.widgets.detail import (
     DetailPanel,
@@ -22,6 +23,7 @@ from reviewer.ui.widgets.detail import (
     iteration_detail,
     result_widget,
 )
+from reviewer.ui.widgets.evidence import evidence_text
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, is_withheld
 from reviewer.ui.widgets.safe import safe_text
 from reviewer.ui.widgets.timeline import Timeline
@@ -63,7 +65,7 @@ def outcome_banner(run: dict[str, Any]) -> Text:
                          safe_text(summary or "", limit=600, one_line=True, style="dim"))
 
 
-class RunScreen(BaseScreen):
+class RunScreen(LabellingScreen):
     """Coordinator for one run: header and answer first, the timeline right after, details on demand."""
 
     CSS_PATH = "../styles/run.tcss"
@@ -75,12 +77,15 @@ class RunScreen(BaseScreen):
         Binding("a", "focus_answer", "Answer", show=False, id="run.focus-answer"),
         Binding("t", "focus_timeline", "Timeline", show=False, id="run.focus-timeline"),
         Binding("d", "focus_detail", "Detail", show=False, id="run.focus-detail"),
+        Binding("m", "mark_missed", "Mark missed", id="run.mark-missed"),
     ]
     HELP: ClassVar[str] = "One run: its prompt, its answer (findings highlighted), and its timeline."
 
-    def __init__(self, ident: str) -> None:
+    def __init__(self, ident: str, *, finding: str | None = None) -> None:
         super().__init__(id="run-screen")
         self.ident = ident
+        #: the finding to put the cursor on once the run is drawn (opened from the queue)
+        self.focus_finding = finding
         self.run_key: str | None = None
         self.run: dict[str, Any] | None = None
         self.current_finding: str | None = None
@@ -140,13 +145,26 @@ class RunScreen(BaseScreen):
                                                            limit=PROMPT_LIMIT))
         self.answer.show(run.get("answer"), self.findings)
         self.marks["header"] = perf_counter()
+        if self.focus_finding is not None:
+            self._focus_finding(self.focus_finding)
         self.load_timeline()
+        self.load_missed()
+
+    @work(exclusive=True, group="run-missed", exit_on_error=False)
+    async def load_missed(self) -> None:
+        if self.run_key is not None:
+            self.answer.set_missed(await self.service.missed_labels(self.run_key))
 
     @work(exclusive=True, group="run-timeline", exit_on_error=False)
     async def load_timeline(self) -> None:
         assert self.run_key is not None
         rows = await self.service.run_timeline(self.run_key, self.findings)
-        self.timeline.set_rows(rows)
+        # keep the finding already chosen (`]` before the timeline arrived, or opened from the queue)
+        wanted = self.current_finding or self.focus_finding
+        index = None
+        if wanted is not None:
+            index = next((i for i, r in enumerate(rows) if r["kind"] == "finding" and r["id"] == wanted), None)
+        self.timeline.set_rows(rows, cursor=index or 0)
         self.timeline.border_title = f"Timeline ({len(rows)} items, {len(self.timeline.finding_indices)} findings)"
         self.marks["timeline"] = perf_counter()
 
@@ -170,7 +188,14 @@ class RunScreen(BaseScreen):
         panel = self.query_one(DetailPanel)
         kind = row["kind"]
         if kind == "finding":
-            await panel.show_text(finding_detail(row["finding"]), key=f"finding:{row['id']}")
+            finding_id = row["id"]
+            if finding_id in self.evidence:
+                await self._draw_evidence(finding_id)
+                return
+            await panel.show_text(Text.assemble(finding_detail(row["finding"]), ("\nloading the evidence…", "dim")),
+                                  key=f"finding:{finding_id}")
+            self.evidence[finding_id] = await self.service.finding_evidence(finding_id)
+            await self._draw_evidence(finding_id)
         elif kind == "iteration":
             await panel.show_text(iteration_detail(row), key=f"iteration:{row.get('iteration')}")
         elif kind == "eviction":
@@ -183,6 +208,93 @@ class RunScreen(BaseScreen):
             await panel.show_widgets(
                 result_widget(call, coverage, now=getattr(self.app, "now", None)), key=f"call:{row['call_id']}"
             )
+
+    async def _draw_evidence(self, finding_id: str) -> None:
+        ev = self.evidence.get(finding_id)
+        panel = self.query_one(DetailPanel)
+        if ev is None:
+            return
+        text = evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id))
+        await panel.show_text(text, key=f"finding:{finding_id}", keep_scroll=True)
+
+    def redraw_evidence(self, finding_id: str) -> None:
+        if self.query_one(DetailPanel).showing == f"finding:{finding_id}":
+            self.run_worker(self._draw_evidence(finding_id), group="run-draw", exit_on_error=False)
+
+    # -- labelling --------------------------------------------------------------------------------------------
+
+    def label_target(self) -> tuple[str, str | None] | None:
+        """The finding under the timeline cursor; before the timeline arrives, the one `[`/`]` chose."""
+        kinds = {f["id"]: f.get("kind") for f in self.findings}
+        if self.timeline.rows:
+            row = self.timeline.row_at(self.timeline.cursor)
+            if row is None or row["kind"] != "finding":
+                return None
+            return row["id"], row["finding"].get("kind")
+        if self.current_finding is not None and self.current_finding in kinds:
+            return self.current_finding, kinds[self.current_finding]
+        return None
+
+    def _no_target(self) -> None:
+        self.notify("put the timeline cursor on a finding first (`]` jumps to the next one)",
+                    severity="warning", markup=False)
+
+    def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
+        self.redraw_evidence(finding_id)
+        if verdict is not None:
+            self.notify(f"labelled {verdict}", markup=False, timeout=2)
+
+    # -- missed negatives -------------------------------------------------------------------------------------
+
+    def action_mark_missed(self) -> None:
+        """Select words of the answer (from a mouse selection, else the first visible line) to label as missed."""
+        answer = self.answer
+        if self.run is None or not (self.run.get("answer") or ""):
+            self.notify("this run has no answer to mark", severity="warning", markup=False)
+            return
+        if answer.selecting:
+            answer.focus()
+            return
+        scroll = self.query_one("#answer-scroll", VerticalScroll)
+        started = answer.start_selection(span=answer.mouse_span(), at=answer.offset_of_line(int(scroll.scroll_y)))
+        if not started:
+            self.notify("the answer has no words to select", severity="warning", markup=False)
+            return
+        self.clear_selection()
+        scroll.border_subtitle = "selecting: h/l end · H/L start · enter label · esc cancel"
+        answer.focus()
+
+    @on(AnswerView.MissedChosen)
+    def _missed_chosen(self, event: AnswerView.MissedChosen) -> None:
+        event.stop()
+        start, end, words = event.start, event.end, event.text
+
+        def chosen(list_name: str | None) -> None:
+            if list_name is None:
+                self.answer.focus()
+                return
+            self._end_selection()
+            self.write_missed(start, end, list_name, words)
+
+        self.app.push_screen(MissedChooser(words), chosen)
+
+    @on(AnswerView.SelectionEnded)
+    def _selection_ended(self, event: AnswerView.SelectionEnded) -> None:
+        event.stop()
+        self._end_selection()
+
+    def _end_selection(self) -> None:
+        if self.answer.selecting:
+            self.answer.stop_selection()
+        self.query_one("#answer-scroll").border_subtitle = ""
+        self.timeline.focus()
+
+    @work(group="label-write", exclusive=False, exit_on_error=False)
+    async def write_missed(self, start: int, end: int, list_name: str, words: str) -> None:
+        assert self.run_key is not None
+        await self.service.label_missed(self.run_key, start, end, list_name, self.reviewer)
+        self.notify(f"missed “{words[:60]}” labelled as a {list_name} negative", markup=False)
+        self.answer.set_missed(await self.service.missed_labels(self.run_key))
 
     # -- findings ---------------------------------------------------------------------------------------------
 

@@ -47,6 +47,8 @@ class RunsScreen(BaseScreen):
         Binding("s", "cycle_sort", "Sort", id="runs.sort"),
         Binding("x", "clear_filters", "Clear filters", id="runs.clear"),
         Binding("r", "reload", "Reload", show=False, id="runs.reload"),
+        Binding("q", "app.open_queue", "Findings queue", id="runs.queue"),
+        Binding("p", "app.open_packs", "Phrase packs", id="runs.packs"),
     ]
     HELP: ClassVar[str] = "Every run in the database. Withheld answers are marked ⊘ in red."
 

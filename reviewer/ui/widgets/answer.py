@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.geometry import Region
+from textual.message import Message
 from textual.widgets import Static
 
 from reviewer.ui.widgets.safe import FIELD_LIMIT, clip, inert_mapped, more_marker
@@ -18,6 +24,17 @@ SPAN_STYLES: dict[str, Style] = {
 }
 DEFAULT_SPAN = Style(bgcolor="dark_goldenrod", color="black")
 CURRENT_SPAN = Style(bgcolor="yellow", color="black", bold=True, underline=True)
+#: the words being selected as a missed negative
+SELECTION_STYLE = Style(bgcolor="cyan", color="black", bold=True)
+#: words already labelled as a missed negative (by anyone)
+MISSED_STYLE = Style(underline=True, bold=True, color="magenta")
+#: a word: letters/digits, with inner punctuation kept ("eu-west-1", "fc1/3", "don't", "20:00:00:25")
+WORD = re.compile(r"\w(?:[\w'’./:@-]*\w)?")
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) Python str indices of every word of `text`."""
+    return [m.span() for m in WORD.finditer(text)]
 
 
 def span_style(kind: str | None) -> Style:
@@ -59,13 +76,41 @@ def highlighted_answer(
     return text, placed
 
 
-class AnswerView(Static):
-    """Draws `highlighted_answer`; keeps the Text (`answer_text`) and span positions for tests and scrolling."""
+class AnswerView(Static, can_focus=False):
+    """Draws `highlighted_answer`; keeps the Text (`answer_text`) and span positions for tests and scrolling.
+
+    Also the selection of words for a missed negative: `start_selection` makes it focusable and shows the
+    selected words; its keys move the ends word by word; `enter` posts `MissedChosen` with Python `str`
+    indices into the recorded answer; `escape` posts `SelectionEnded`.
+    """
 
     DEFAULT_CSS = """
     AnswerView { width: 1fr; height: auto; }
     """
-    HELP: ClassVar[str] = "The run's answer. Highlighted spans are findings; `[`/`]` walk them."
+    HELP: ClassVar[str] = "The run's answer. Highlighted spans are findings; `[`/`]` walk them; `m` selects words."
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,l", "extend(1)", "End →", show=False, id="answer.extend"),
+        Binding("left,h", "extend(-1)", "End ←", show=False, id="answer.shrink"),
+        Binding("shift+right,L", "move_start(1)", "Start →", show=False, id="answer.start-right"),
+        Binding("shift+left,H", "move_start(-1)", "Start ←", show=False, id="answer.start-left"),
+        Binding("enter", "choose", "Label missed…", id="answer.choose"),
+        Binding("escape", "cancel_selection", "Cancel selection", id="answer.cancel"),
+    ]
+
+    @dataclass
+    class MissedChosen(Message):
+        """The reviewer chose these words (answer[start:end], Python str indices) as a missed negative."""
+
+        answer_view: AnswerView
+        start: int
+        end: int
+        text: str
+
+    @dataclass
+    class SelectionEnded(Message):
+        """Selection mode was left without labelling."""
+
+        answer_view: AnswerView
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(Text("loading…", style="dim italic"), id=id, classes=classes)
@@ -74,9 +119,21 @@ class AnswerView(Static):
         self.current: str | None = None
         self.answer_text: Text = Text()
         self.placed: dict[str, tuple[int, int]] = {}
+        #: (first word, last word) indices into `words` while selecting, else None
+        self.selection: tuple[int, int] | None = None
+        self.words: list[tuple[int, int]] = []
+        #: current missed-negative labels on this answer (store rows)
+        self.missed: list[dict[str, Any]] = []
+        self._mapping: list[int] | None = None
+        self._shown = 0
+        self._drawn_plain: str | None = None
 
     def show(self, answer: str | None, findings: list[dict[str, Any]], *, current: str | None = None) -> None:
         self.answer, self.findings, self.current = answer, findings, current
+        shown, _cut = clip(answer or "", FIELD_LIMIT)
+        self._shown = len(shown)
+        self._mapping = inert_mapped(shown)[1]
+        self.words = word_spans(shown)
         self._draw()
 
     def set_current(self, finding_id: str | None) -> None:
@@ -84,26 +141,193 @@ class AnswerView(Static):
             self.current = finding_id
             self._draw()
 
+    def set_missed(self, missed: list[dict[str, Any]]) -> None:
+        self.missed = list(missed)
+        self._draw()
+
+    def _to_text(self, index: int) -> int:
+        """A Python index into the answer -> its index in the drawn (inert) text."""
+        return self._mapping[index] if self._mapping is not None else index
+
+    def _to_answer(self, index: int) -> int:
+        """An index into the drawn (inert) text -> the answer index of the character drawn there."""
+        if self._mapping is None:
+            return min(index, self._shown)
+        return max(0, min(bisect_right(self._mapping, index) - 1, self._shown))
+
     def _draw(self) -> None:
         if not self.answer:
             self.answer_text, self.placed = Text("(no answer recorded)", style="dim italic"), {}
         else:
             self.answer_text, self.placed = highlighted_answer(self.answer, self.findings, current=self.current)
-        self.update(self.answer_text)
+            for row in self.missed:
+                start, end = row.get("span_start"), row.get("span_end")
+                if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= self._shown:
+                    self.answer_text.stylize(MISSED_STYLE, self._to_text(start), self._to_text(end))
+            span = self.selection_span
+            if span is not None:
+                self.answer_text.stylize(SELECTION_STYLE, self._to_text(span[0]), self._to_text(span[1]))
+        # restyling (the current finding, a selection) keeps the size: skip the layout pass
+        same_text = self.answer_text.plain == self._drawn_plain
+        self._drawn_plain = self.answer_text.plain
+        self.update(self.answer_text, layout=not same_text)
+
+    def _line_starts(self) -> list[int]:
+        """Where each wrapped line starts in `answer_text`, at the current width."""
+        width = max(1, self.content_region.width or self.size.width or 80)
+        lines = self.answer_text.wrap(self.app.console, width)
+        plain = self.answer_text.plain
+        starts: list[int] = []
+        offset = 0
+        for line in lines:
+            starts.append(offset)
+            length = len(line.plain)
+            # wrap() drops the newline and one break space at each line end; allow for it
+            offset += length + (1 if offset + length < len(plain) and plain[offset + length] in " \n" else 0)
+        return starts
 
     def line_of(self, finding_id: str) -> int | None:
         """The wrapped line the finding's span starts on, at the current width (for scrolling to it)."""
         span = self.placed.get(finding_id)
         if span is None:
             return None
-        width = max(1, self.content_region.width or self.size.width or 80)
-        lines = self.answer_text.wrap(self.app.console, width)
-        offset = 0
-        for number, line in enumerate(lines):
-            length = len(line.plain)
-            # wrap() drops the newline and one break space at each line end; allow for it
-            if span[0] <= offset + length:
+        return self._line_at(span[0])
+
+    def _line_at(self, text_index: int) -> int | None:
+        starts = self._line_starts()
+        for number in range(len(starts)):
+            end = starts[number + 1] if number + 1 < len(starts) else len(self.answer_text.plain) + 1
+            if text_index < end:
                 return number
-            offset += length + (1 if offset + length < len(self.answer_text.plain)
-                                and self.answer_text.plain[offset + length] in " \n" else 0)
         return None
+
+    def offset_of_line(self, line: int) -> int:
+        """The answer index of the first character on wrapped line `line`."""
+        starts = self._line_starts()
+        if not starts:
+            return 0
+        return self._to_answer(starts[max(0, min(line, len(starts) - 1))])
+
+    # -- selecting words for a missed negative ----------------------------------------------------------------
+
+    @property
+    def selecting(self) -> bool:
+        return self.selection is not None
+
+    @property
+    def selection_span(self) -> tuple[int, int] | None:
+        """answer[start:end] of the selected words (Python str indices), or None."""
+        if self.selection is None or not self.words:
+            return None
+        first, last = self.selection
+        return self.words[first][0], self.words[last][1]
+
+    @property
+    def selected_text(self) -> str:
+        span = self.selection_span
+        return (self.answer or "")[span[0]:span[1]] if span else ""
+
+    def mouse_span(self) -> tuple[int, int] | None:
+        """The answer indices under a mouse selection in this widget, if there is one."""
+        selection = self.text_selection
+        if selection is None or not self.answer:
+            return None
+        lines = self.answer_text.plain.split("\n")
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line) + 1)
+
+        def index(offset: Any, default: int) -> int:
+            if offset is None:
+                return default
+            y = max(0, min(offset.y, len(lines) - 1))
+            return starts[y] + max(0, min(offset.x, len(lines[y])))
+
+        start = index(selection.start, 0)
+        end = index(selection.end, len(self.answer_text.plain))
+        if end <= start:
+            return None
+        return self._to_answer(start), self._to_answer(end - 1) + 1
+
+    def word_at(self, index: int) -> int | None:
+        """The word containing answer index `index`, else the next word, else the last one."""
+        if not self.words:
+            return None
+        for n, (_start, end) in enumerate(self.words):
+            if index < end:
+                return n
+        return len(self.words) - 1
+
+    def start_selection(self, *, at: int = 0, span: tuple[int, int] | None = None) -> bool:
+        """Enter selection mode on the words covering `span`, else the word at answer index `at`."""
+        if not self.words:
+            return False
+        if span is not None:
+            inside = [n for n, (s, e) in enumerate(self.words) if s < span[1] and e > span[0]]
+            if inside:
+                self.selection = (inside[0], inside[-1])
+        if self.selection is None:
+            word = self.word_at(at)
+            if word is None:
+                return False
+            self.selection = (word, word)
+        self.can_focus = True
+        self._draw()
+        return True
+
+    def stop_selection(self) -> None:
+        self.selection = None
+        self.can_focus = False
+        self._draw()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("extend", "move_start", "choose", "cancel_selection"):
+            return self.selection is not None
+        return True
+
+    def action_extend(self, step: int) -> None:
+        """Move the END of the selection by a word (collapsed at one word, `left` moves the word)."""
+        if self.selection is None:
+            return
+        first, last = self.selection
+        if step > 0:
+            last = min(last + 1, len(self.words) - 1)
+        elif last > first:
+            last -= 1
+        else:
+            first = last = max(0, first - 1)
+        self.selection = (first, last)
+        self._draw()
+        self._scroll_to_selection()
+
+    def action_move_start(self, step: int) -> None:
+        """Move the START of the selection by a word (collapsed at one word, `right` moves the word)."""
+        if self.selection is None:
+            return
+        first, last = self.selection
+        if step < 0:
+            first = max(0, first - 1)
+        elif first < last:
+            first += 1
+        else:
+            first = last = min(len(self.words) - 1, last + 1)
+        self.selection = (first, last)
+        self._draw()
+        self._scroll_to_selection()
+
+    def _scroll_to_selection(self) -> None:
+        span = self.selection_span
+        if span is None or self.parent is None:
+            return
+        line = self._line_at(self._to_text(span[1]))
+        if line is not None:
+            self.parent.scroll_to_region(Region(0, line, 1, 1), animate=False)  # type: ignore[attr-defined]
+
+    def action_choose(self) -> None:
+        span = self.selection_span
+        if span is not None:
+            self.post_message(self.MissedChosen(self, span[0], span[1], self.selected_text))
+
+    def action_cancel_selection(self) -> None:
+        self.stop_selection()
+        self.post_message(self.SelectionEnded(self))

@@ -133,11 +133,18 @@ class DetailPanel(VerticalScroll, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(Text("move the cursor in the timeline", style="dim italic"), classes="detail-text")
 
-    async def show_text(self, text: Text, *, key: str | None = None) -> None:
+    async def show_text(self, text: Text, *, key: str | None = None, keep_scroll: bool = False) -> None:
+        """Show `text` (updating the text already shown in place, which is cheaper than a new widget)."""
+        same = keep_scroll and key is not None and key == self.showing
         self.showing = key
-        await self.remove_children()
-        await self.mount(Static(text, classes="detail-text"))
-        self.scroll_home(animate=False)
+        children = list(self.children)
+        if len(children) == 1 and isinstance(children[0], Static) and children[0].has_class("detail-text"):
+            children[0].update(text)
+        else:
+            await self.remove_children()
+            await self.mount(Static(text, classes="detail-text"))
+        if not same:
+            self.scroll_home(animate=False)
 
     async def show_widgets(self, *widgets: Widget, key: str | None = None) -> None:
         self.showing = key

@@ -100,6 +100,8 @@ class RunList(CursorList):
     RunList { height: 1fr; }
     """
     HELP: ClassVar[str] = "The runs, newest first by default. `enter` opens one; `j`/`k` move."
+    #: drawn when a loaded list is empty
+    EMPTY_MATCH: ClassVar[str] = "no runs match"
 
     @dataclass
     class BlockNeeded(Message):
@@ -135,7 +137,7 @@ class RunList(CursorList):
         if first:
             self._blocks[0] = first
         self.loaded = True
-        self.empty_text = Text("no runs match", style="dim italic")
+        self.empty_text = Text(self.EMPTY_MATCH, style="dim italic")
         self.set_row_count(total)
         return self.generation
 
@@ -183,7 +185,11 @@ class RunList(CursorList):
         offset = index % BLOCK
         if offset >= len(rows):
             return None
-        return row_text(rows[offset], width)
+        return self.format_row(rows[offset], width)
+
+    def format_row(self, row: dict[str, Any], width: int) -> Text:
+        """One loaded row as a line of Text (subclasses draw other kinds of rows)."""
+        return row_text(row, width)
 
     def _request(self, block: int) -> None:
         if block in self._pending:

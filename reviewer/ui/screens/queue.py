@@ -1,0 +1,371 @@
+"""The findings queue: every finding across runs, filtered, labelled with one key each, evidence beside it."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import Checkbox, Footer, Header, Select, Static
+
+from reviewer.service import RUNS_BLOCK
+from reviewer.ui.messages import OpenRun
+from reviewer.ui.screens.labelling import LabellingScreen
+from reviewer.ui.widgets.detail import DetailPanel
+from reviewer.ui.widgets.evidence import evidence_text
+from reviewer.ui.widgets.finding_list import BLOCK, FindingList, header_text
+from reviewer.ui.widgets.safe import inert
+
+assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
+
+#: label state -> what the filter shows
+STATES: dict[str, str] = {
+    "any": "any label state",
+    "unlabelled": "unlabelled",
+    "not-mine": "not labelled by me",
+    "mine": "labelled by me",
+    "disagreement": "disagreement",
+    "labelled": "labelled by anyone",
+}
+#: filter name -> the Select that shows it
+SELECTS: dict[str, str] = {"kind": "q-kind", "code": "q-code", "tool": "q-tool", "pack_version": "q-pack"}
+FILTER_NAMES = ("kind", "code", "tool", "pack_version", "state")
+#: how long the cursor must rest before the evidence of the row under it is read
+EVIDENCE_DEBOUNCE_S = 0.06
+
+
+def _option(value: str, width: int = 40) -> tuple[Text, str]:
+    return Text(inert(value[:width], keep_newlines=False)), value
+
+
+def progress_text(progress: dict[str, int] | None, shown: int | None, filters: dict[str, Any]) -> Text:
+    """`37 / 120 labelled (12 by you) · 3 disagreements · showing 120` and the active filters."""
+    out = Text()
+    if progress is None:
+        out.append("…", style="dim")
+        return out
+    out.append(f"{progress['labelled']:,} / {progress['total']:,}", style="bold")
+    out.append(" labelled")
+    out.append(f" ({progress['mine']:,} by you)", style="green")
+    out.append(" · ", style="dim")
+    disagreements = progress["disagreements"]
+    out.append(f"{disagreements:,} disagreement{'s' if disagreements != 1 else ''}",
+               style="bold red" if disagreements else "")
+    if shown is not None:
+        out.append(" · ", style="dim")
+        out.append(f"showing {shown:,}", style="bold")
+    for name, value in filters.items():
+        if value in (None, "", "any"):
+            continue
+        out.append("  ")
+        out.append(f"{name.replace('_', ' ')}=", style="bold cyan")
+        out.append(inert(str(STATES.get(value, value) if name == "state" else value)[:60], keep_newlines=False),
+                   style="cyan")
+    return out
+
+
+class QueueScreen(LabellingScreen):
+    """Coordinator: filter widgets and the finding list down, block requests and label keys up."""
+
+    CSS_PATH = "../styles/queue.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "next_unlabelled", "Next unlabelled", id="queue.next-unlabelled"),
+        Binding("escape", "back", "Back", id="queue.back"),
+        Binding("a", "toggle_advance", "Auto-advance", show=False, id="queue.auto-advance"),
+        Binding("s", "cycle_state", "Label state", show=False, id="queue.state"),
+        Binding("x", "clear_filters", "Clear filters", show=False, id="queue.clear"),
+        Binding("r", "reload", "Reload", show=False, id="queue.reload"),
+        Binding("e", "focus_evidence", "Evidence", show=False, id="queue.focus-evidence"),
+        Binding("l", "focus_list", "List", show=False, id="queue.focus-list"),
+        Binding("S", "app.open_stats", "Stats", show=False, id="queue.stats"),
+    ]
+    HELP: ClassVar[str] = "Every finding across runs; label with 1/2/3, `n` for the next unlabelled one."
+
+    def __init__(self, filters: dict[str, Any] | None = None, *, auto_advance: bool = True) -> None:
+        super().__init__(id="queue-screen")
+        self.filters: dict[str, Any] = {k: v for k, v in (filters or {}).items() if v not in (None, "", "any")}
+        self.auto_advance = auto_advance
+        self.total: int | None = None
+        self.progress: dict[str, int] | None = None
+        self.showing: str | None = None
+        self._evidence_timer: Timer | None = None
+        self._facets_loaded = False
+        #: the finding this screen labelled last (what `u` undoes once the cursor has moved on)
+        self.last_labelled: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(id="queue-filters"):
+            yield Select[str]([], prompt="finding kind", id="q-kind", compact=True)
+            yield Select[str]([], prompt="code", id="q-code", compact=True)
+            yield Select[str]([], prompt="tool", id="q-tool", compact=True)
+            yield Select[str]([], prompt="pack version", id="q-pack", compact=True)
+            yield Select([(label, value) for value, label in STATES.items()], allow_blank=False,
+                         value=self.filters.get("state", "any"), id="q-state", compact=True)
+            yield Checkbox("auto-advance", value=self.auto_advance, id="q-advance", compact=True)
+        yield Static(Text("loading…", style="dim"), id="queue-status")
+        with Horizontal(id="queue-main"):
+            with Vertical(id="queue-left"):
+                yield Static(header_text(), id="queue-columns")
+                yield FindingList(reviewer=self.reviewer, id="queue")
+            yield DetailPanel(id="evidence")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#evidence", DetailPanel).border_title = "Evidence"
+        self.finding_list.focus()
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        # labels may have changed on a run screen opened from here
+        if self.total is not None:
+            self.refresh_progress()
+            if self.showing is not None:
+                self.load_evidence(self.showing)
+
+    @property
+    def finding_list(self) -> FindingList:
+        return self.query_one(FindingList)
+
+    @property
+    def current_row(self) -> dict[str, Any] | None:
+        return self.finding_list.row_at(self.finding_list.cursor)
+
+    # -- loading ----------------------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.load_queue(dict(self.filters))
+
+    @work(exclusive=True, group="queue-load", exit_on_error=False)
+    async def load_queue(self, filters: dict[str, Any], focus: str | None = None) -> None:
+        first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **filters)
+        self.total, self.progress = first["total"], first["progress"]
+        self.finding_list.reset(first["total"], first["rows"])
+        self._show_status()
+        if not first["rows"]:
+            self.showing = None
+            await self.query_one("#evidence", DetailPanel).show_text(
+                Text("no findings match these filters", style="dim italic"), key=None)
+        if not self._facets_loaded:
+            self._facets_loaded = True
+            self.load_facets()
+        if focus is not None:
+            await self.go_to(focus)
+
+    @work(exclusive=True, group="queue-facets", exit_on_error=False)
+    async def load_facets(self) -> None:
+        facets = await self.service.queue_facets()
+        for name, key in (("kind", "kinds"), ("code", "codes"), ("tool", "tools"), ("pack_version", "pack_versions")):
+            select: Select[str] = self.query_one(f"#{SELECTS[name]}", Select)
+            with select.prevent(Select.Changed):
+                select.set_options([_option(v) for v in facets.get(key, [])])
+                current = self.filters.get(name)
+                if current is not None and current in facets.get(key, []):
+                    select.value = current
+
+    @on(FindingList.BlockNeeded)
+    def _block_needed(self, event: FindingList.BlockNeeded) -> None:
+        event.stop()
+        self.fetch_block(event.generation, event.block, event.after, event.offset, dict(self.filters))
+
+    @work(group="queue-block", exit_on_error=False)
+    async def fetch_block(
+        self, generation: int, block: int, after: Any, offset: int, filters: dict[str, Any]
+    ) -> None:
+        try:
+            rows = await self.service.queue_block(reviewer=self.reviewer, after=after,
+                                                  offset=0 if after is not None else offset, limit=BLOCK, **filters)
+        except BaseException:
+            self.finding_list.block_failed(generation, block)
+            raise
+        self.finding_list.set_block(generation, block, rows)
+
+    @work(exclusive=True, group="queue-progress", exit_on_error=False)
+    async def refresh_progress(self) -> None:
+        self.progress = await self.service.queue_progress(reviewer=self.reviewer, **self.filters)
+        self._show_status()
+
+    def _show_status(self) -> None:
+        status = progress_text(self.progress, self.total, self.filters)
+        if not self.auto_advance:
+            status.append("  · auto-advance off", style="dim")
+        self.query_one("#queue-status", Static).update(status)
+
+    # -- evidence ---------------------------------------------------------------------------------------------
+
+    @on(FindingList.Highlighted)
+    def _moved(self, event: FindingList.Highlighted) -> None:
+        event.stop()
+        if self._evidence_timer is not None:
+            self._evidence_timer.stop()
+        row = self.finding_list.row_at(event.index)
+        if row is None or row["id"] == self.showing:  # not loaded yet: `set_block` highlights it again
+            return
+        finding_id = row["id"]
+        self._evidence_timer = self.set_timer(EVIDENCE_DEBOUNCE_S, lambda: self.load_evidence(finding_id))
+
+    @work(exclusive=True, group="queue-evidence", exit_on_error=False)
+    async def load_evidence(self, finding_id: str) -> None:
+        ev = await self.service.finding_evidence(finding_id)
+        self.evidence = {finding_id: ev}  # keep only what is on screen
+        self.showing = finding_id
+        self.finding_list.update_labels(finding_id, {r: c["verdict"] for r, c in ev.get("current", {}).items()})
+        await self._draw_evidence(finding_id)
+
+    async def _draw_evidence(self, finding_id: str) -> None:
+        ev = self.evidence.get(finding_id)
+        if ev is None:
+            return
+        panel = self.query_one("#evidence", DetailPanel)
+        await panel.show_text(evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id)),
+                              key=f"finding:{finding_id}", keep_scroll=True)
+
+    def redraw_evidence(self, finding_id: str) -> None:
+        if finding_id == self.showing:
+            self.run_worker(self._draw_evidence(finding_id), group="queue-draw", exit_on_error=False)
+
+    # -- labelling --------------------------------------------------------------------------------------------
+
+    def label_target(self) -> tuple[str, str | None] | None:
+        row = self.current_row
+        if row is None:
+            return None
+        return row["id"], row.get("kind")
+
+    def action_undo_label(self) -> None:
+        """Undo on the finding under the cursor; when it has no label of mine, undo the one I labelled last here
+        (auto-advance has moved the cursor on) and go back to it."""
+        target = self.label_target()
+        if target is None:
+            self._no_target()
+            return
+        finding_id = target[0]
+        mine = self.reviewer in ((self.current_row or {}).get("labels") or {}) or self.my_label(finding_id)
+        if not mine and self.last_labelled not in (None, finding_id):
+            finding_id = self.last_labelled
+            self.run_worker(self.go_to(finding_id), group="queue-advance", exclusive=True, exit_on_error=False)
+        self.undo_label(finding_id)
+
+    def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
+        if verdict is not None:
+            self.last_labelled = finding_id
+        self.finding_list.update_labels(finding_id, {r: c["verdict"] for r, c in result["current"].items()})
+        self.redraw_evidence(finding_id)
+        self.refresh_progress()
+        if verdict is not None and self.auto_advance and (self.current_row or {}).get("id") == finding_id:
+            self.advance(finding_id)
+
+    @work(exclusive=True, group="queue-advance", exit_on_error=False)
+    async def advance(self, after: str | None) -> None:
+        """Move to the next finding I have not labelled (after `after`, wrapping)."""
+        target = await self.service.next_unlabelled(reviewer=self.reviewer, after=after, **self.filters)
+        if target is None:
+            self.notify("every finding here has your label", markup=False)
+            return
+        await self.go_to(target)
+
+    async def go_to(self, finding_id: str) -> None:
+        """Put the cursor on `finding_id`: at once when it is loaded, else after finding its row."""
+        index = self.finding_list.index_of(finding_id)
+        if index is None:
+            position = await self.service.queue_position(finding_id, reviewer=self.reviewer, **self.filters)
+            if position is None:
+                self.notify("that finding is outside the current filters", severity="warning", markup=False)
+                return
+            # rows loaded earlier may have left the filter (labelled since): start over so positions agree
+            first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **self.filters)
+            self.total, self.progress = first["total"], first["progress"]
+            self.finding_list.reset(first["total"], first["rows"])
+            self._show_status()
+            index = position
+        self.finding_list.move_to(index)
+
+    # -- filters ----------------------------------------------------------------------------------------------
+
+    def set_filters(self, changes: dict[str, Any], *, replace: bool = False) -> None:
+        new = {} if replace else dict(self.filters)
+        for name, value in changes.items():
+            if name not in FILTER_NAMES:
+                raise ValueError(f"unknown queue filter {name!r}")
+            if value in (None, "", False, "any"):
+                new.pop(name, None)
+            else:
+                new[name] = value
+        if new == self.filters:
+            return
+        self.filters = new
+        self._sync_widgets()
+        self.showing = None
+        self.reload()
+
+    def _sync_widgets(self) -> None:
+        for name, widget_id in SELECTS.items():
+            select: Select[str] = self.query_one(f"#{widget_id}", Select)
+            value = self.filters.get(name)
+            with select.prevent(Select.Changed):
+                if value is None:
+                    select.clear()
+                elif value in {v for _, v in select._options}:  # noqa: SLF001 - no public accessor
+                    select.value = value
+        state: Select[str] = self.query_one("#q-state", Select)
+        with state.prevent(Select.Changed):
+            state.value = self.filters.get("state", "any")
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        value = None if event.value is Select.NULL else event.value
+        if event.select.id == "q-state":
+            self.set_filters({"state": value})
+            return
+        for name, widget_id in SELECTS.items():
+            if event.select.id == widget_id:
+                self.set_filters({name: value})
+
+    @on(Checkbox.Changed, "#q-advance")
+    def _advance_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self.auto_advance = event.value
+        self._show_status()
+
+    # -- actions ----------------------------------------------------------------------------------------------
+
+    @on(FindingList.Selected)
+    def _selected(self, event: FindingList.Selected) -> None:
+        event.stop()
+        row = self.finding_list.row_at(event.index)
+        if row is not None:
+            self.app.post_message(OpenRun(row["run_key"], resolved=True, finding=row["id"]))
+
+    def action_next_unlabelled(self) -> None:
+        row = self.current_row
+        self.advance(row["id"] if row else None)
+
+    def action_toggle_advance(self) -> None:
+        box = self.query_one("#q-advance", Checkbox)
+        box.value = not box.value
+
+    def action_cycle_state(self) -> None:
+        names = list(STATES)
+        current = self.filters.get("state", "any")
+        self.set_filters({"state": names[(names.index(current) + 1) % len(names)]})
+
+    def action_clear_filters(self) -> None:
+        self.set_filters({}, replace=True)
+
+    def action_reload(self) -> None:
+        self.showing = None
+        self.reload()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_focus_evidence(self) -> None:
+        self.query_one("#evidence", DetailPanel).focus()
+
+    def action_focus_list(self) -> None:
+        self.finding_list.focus()
