@@ -58,6 +58,10 @@ class ReviewService:
             raise error if error is not None else RuntimeError("the database is closed")
         return db
 
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn(db, *args, **kwargs)` on the database thread: the one way UI code reaches the store."""
+        return await self._call(fn, *args, **kwargs)
+
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         if self._closed:
             raise RuntimeError("the review service is closed")

@@ -12,7 +12,6 @@ from sqlite_utils import Database
 from store.errors import DatabaseCorruptError, DatabaseVersionError
 from store.schema import migrations
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 #: How long a writer waits for another writer before giving up (several app processes share one file).
 BUSY_TIMEOUT_S = 60.0
 
@@ -39,15 +38,13 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 
 def check_file(path: Path) -> None:
-    """Refuse a file that exists but is not an SQLite database; never overwrite it."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
+    """Refuse a folder where a database file should be.
+
+    The file's content is checked through SQLite itself, never by opening it from Python: closing any
+    other handle on a database file drops this process's POSIX locks on it, which SQLite relies on.
+    """
     if path.is_dir():
         raise DatabaseCorruptError(f"{path}: is a folder, not a database file")
-    with path.open("rb") as fh:
-        head = fh.read(16)
-    if head != SQLITE_MAGIC:
-        raise DatabaseCorruptError(f"{path}: not an SQLite database (refusing to touch it)")
 
 
 def open_database(path: str | Path, *, migrate: bool = True) -> Database:
@@ -59,16 +56,17 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
     try:
         conn = connect(target)
     except sqlite3.DatabaseError as exc:
-        raise DatabaseCorruptError(
-            f"{target}: the database is damaged ({exc}); it was left untouched"
-        ) from exc
+        raise _refusal(target, exc) from exc
     try:
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if mode.lower() != "wal":
+        conn.execute(
+            "SELECT count(*) FROM sqlite_master"
+        ).fetchone()  # reads the header and schema, writes nothing
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header and schema pages
     except sqlite3.DatabaseError as exc:
         conn.close()
+        if "not a database" in str(exc):
+            raise DatabaseCorruptError(f"{target}: not an SQLite database (refusing to touch it)") from exc
         raise DatabaseCorruptError(
             f"{target}: the database is damaged ({exc}); it was left untouched"
         ) from exc
@@ -78,6 +76,12 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
         with write_lock(db):  # two processes opening a new file at once: one migrates, the other waits
             migrations.apply(db)
     return db
+
+
+def _refusal(target: Path, exc: sqlite3.DatabaseError) -> DatabaseCorruptError:
+    if "not a database" in str(exc):
+        return DatabaseCorruptError(f"{target}: not an SQLite database (refusing to touch it)")
+    return DatabaseCorruptError(f"{target}: the database is damaged ({exc}); it was left untouched")
 
 
 def check_version(db: Database, path: Path) -> None:

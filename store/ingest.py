@@ -184,7 +184,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     items: list[SourceItem] = []
-    for found in iter_sources(paths):
+    for found in iter_sources(paths, review_db=db_path):
         if isinstance(found, SourceProblem):
             write_quarantine(db, found.origin, found.code, found.message)
             report.quarantined.append((found.origin, found.code, found.message))

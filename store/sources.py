@@ -44,8 +44,15 @@ class SourceProblem:
     message: str
 
 
-def iter_sources(paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceItem | SourceProblem]:
-    """Yield every recording under `paths`, in a stable (sorted) order."""
+def iter_sources(
+    paths: Iterable[str | os.PathLike[str]], *, review_db: str | os.PathLike[str] | None = None
+) -> Iterator[SourceItem | SourceProblem]:
+    """Yield every recording under `paths`, in a stable (sorted) order.
+
+    The review database itself (and its -wal/-shm files) is never opened as an input: reading it from
+    Python would drop this process's SQLite locks on it.
+    """
+    skip = _database_files(review_db)
     for raw in paths:
         path = Path(raw)
         try:
@@ -53,13 +60,30 @@ def iter_sources(paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceItem
         except OSError as exc:
             yield SourceProblem(str(path), "unreadable", f"{path}: cannot be read ({exc.strerror or exc})")
             continue
-        if stat.S_ISDIR(st.st_mode):
-            yield from _iter_directory(path)
+        if (st.st_dev, st.st_ino) in skip:
+            yield SourceProblem(
+                str(path), "review-database", f"{path}: is the review database itself, not an input"
+            )
+        elif stat.S_ISDIR(st.st_mode):
+            yield from _iter_directory(path, skip)
         else:
             yield from _iter_file(path, st.st_size)
 
 
-def _iter_directory(root: Path) -> Iterator[SourceItem | SourceProblem]:
+def _database_files(review_db: str | os.PathLike[str] | None) -> set[tuple[int, int]]:
+    if review_db is None:
+        return set()
+    found = set()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            st = os.stat(f"{review_db}{suffix}")
+        except OSError:
+            continue
+        found.add((st.st_dev, st.st_ino))
+    return found
+
+
+def _iter_directory(root: Path, skip: set[tuple[int, int]]) -> Iterator[SourceItem | SourceProblem]:
     if artifacts.is_file_artifact_store(root):
         yield from artifacts.iter_file_artifacts(root)
         return
@@ -75,8 +99,11 @@ def _iter_directory(root: Path) -> Iterator[SourceItem | SourceProblem]:
         try:
             if entry.is_symlink():
                 continue
+            st = entry.stat()
+            if (st.st_dev, st.st_ino) in skip:
+                continue
             if entry.is_dir():
-                yield from _iter_directory(child)
+                yield from _iter_directory(child, skip)
             elif entry.is_file() and _looks_like_input(entry.name):
                 if _is_sqlite_name(entry.name) and not artifacts.is_sqlite_artifact_store(child):
                     continue  # e.g. the review database itself, sitting in the folder being ingested

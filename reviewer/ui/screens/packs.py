@@ -8,10 +8,9 @@ never waits on SQLite. Recorded text is always drawn as `rich.text.Text`, never 
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
+import io
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -43,42 +42,24 @@ def _text(value: object, style: str = "") -> Text:
 
 
 class PackData:
-    """The thin async adapter: store calls on one worker thread that owns its own connection."""
+    """Store calls for the packs screen, on the app's one database thread (a ReviewService).
+
+    Given a path instead (the screen on its own, in tests), it starts and owns a service of its own.
+    """
 
     def __init__(self, source: object) -> None:
-        self.db_path = Path(getattr(source, "db_path", source))  # type: ignore[arg-type]
-        self._local = threading.local()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reviewer-packs")
-        self._closed = False
+        from reviewer.service import ReviewService
 
-    def _db(self) -> Any:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            from store.db import open_database
-
-            db = self._local.db = open_database(self.db_path)
-        return db
+        self._owned = not isinstance(source, ReviewService)
+        self.service = ReviewService(Path(source)) if self._owned else source  # type: ignore[arg-type]
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """`fn(db, *args, **kwargs)` on the adapter thread."""
-        if self._closed:
-            raise RuntimeError("the packs adapter is closed")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: fn(self._db(), *args, **kwargs))
+        """`fn(db, *args, **kwargs)` on the database thread."""
+        return await self.service.call(fn, *args, **kwargs)
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-
-        def _close() -> None:
-            db = getattr(self._local, "db", None)
-            if db is not None:
-                db.close()
-                self._local.db = None
-
-        self._executor.submit(_close)
-        self._executor.shutdown(wait=False)
+        if self._owned:
+            self.service.close()
 
 
 def _overview(db: Any, name: str | None, holdout: float, seed: str) -> dict[str, Any]:
