@@ -8,8 +8,8 @@ never waits on SQLite. Recorded text is always drawn as `rich.text.Text`, never 
 from __future__ import annotations
 
 import asyncio
-import threading
 import io
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
