@@ -10,6 +10,7 @@ import click
 import orjson
 
 from reviewer.cli_common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
+from reviewer.exports import labels_text
 from store.errors import NotFound, StoreError
 from store.ingest import IngestReport, ingest
 from store.labels import FINDING_VERDICTS, MISSED_LISTS, WITHHELD_VERDICTS
@@ -319,28 +320,8 @@ def labels_cmd(
         click.echo(f"{added} label(s) imported, {skipped} already present")
         return
     rows = labels.export_labels(db)
-    text = _csv(rows) if as_csv else orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"
+    text = labels_text(rows, "csv" if as_csv else "json")
     emit(text, output, force)
-
-
-def _csv(rows: list[dict[str, Any]]) -> str:
-    import csv
-    import io
-
-    from store.labels import LABEL_FIELDS
-
-    buf = io.StringIO()
-    fields = list(LABEL_FIELDS) + [
-        "finding_kind",
-        "finding_message",
-        "finding_span_text",
-        "finding_codes",
-        "finding_pack_version",
-    ]
-    writer = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
 
 
 @cli.command("stats")

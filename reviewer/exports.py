@@ -2,9 +2,38 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import orjson
+
+#: Columns of a label export, in order (the JSON objects carry the same keys).
+LABEL_EXPORT_FIELDS = (
+    "uid",
+    "target_id",
+    "target_kind",
+    "verdict",
+    "note",
+    "reviewer",
+    "created_at",
+    "undoes",
+    "run_key",
+    "run_id",
+    "field",
+    "span_start",
+    "span_end",
+    "span_text",
+    "list",
+    "finding_kind",
+    "finding_message",
+    "finding_span_text",
+    "finding_codes",
+    "finding_pack_version",
+)
 
 
 class ExportError(Exception):
@@ -35,3 +64,14 @@ def write_export(path: Path, text: str, *, force: bool = False) -> Path:
             os.unlink(tmp)
         raise
     return target
+
+
+def labels_text(rows: list[dict[str, Any]], fmt: str) -> str:
+    """An export of label rows (store.labels.export_labels) as JSON or CSV: the CLI's and the app's format."""
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(LABEL_EXPORT_FIELDS), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buf.getvalue()
+    return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -172,3 +172,48 @@ def test_label_a_finding_in_the_browser(served: tuple[str, Path], tmp_path: Path
     reviewer, verdict, kind = labels[0]
     assert reviewer == "e2e"
     assert (kind, verdict) in {("evidence-gate", "tp"), ("withheld-answer", "justified")}
+
+
+def test_two_tabs_label_at_once_and_lose_nothing(served: tuple[str, Path]) -> None:
+    """Each browser tab is its own app process on the one WAL database: labels from both land."""
+    from playwright.sync_api import sync_playwright
+
+    url, db = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            tabs = [browser.new_page(viewport={"width": 1400, "height": 900}) for _ in range(2)]
+            for tab in tabs:
+                tab.add_init_script(CAPTURE)
+                tab.goto(url)
+            for tab in tabs:
+                _wait_for(tab, RUN_ID)
+                tab.focus("textarea.xterm-helper-textarea")
+                tab.keyboard.press("Enter")
+            for tab in tabs:
+                _wait_for(tab, "findings)")
+            tabs[0].keyboard.press("]")  # tab one: the first finding
+            tabs[1].keyboard.press("]")
+            tabs[1].keyboard.press("]")  # tab two: the second finding
+            for tab in tabs:
+                _wait_for(tab, "LABELS")
+            tabs[0].keyboard.press("3")  # both label at once
+            tabs[1].keyboard.press("3")
+            deadline = time.time() + 20
+            while time.time() < deadline and len(_labels(db)) < 2:
+                time.sleep(0.25)
+        finally:
+            browser.close()
+    labels = _labels(db)
+    assert sorted(kind for _, _, kind in labels) == ["evidence-gate", "withheld-answer"], labels
+    assert {verdict for _, verdict, _ in labels} == {"unsure"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -11,6 +12,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
+from reviewer.exports import labels_text
 from reviewer.service import ReviewService
 from reviewer.settings import resolve_reviewer
 from reviewer.ui.commands import ReviewerCommands
@@ -34,6 +36,7 @@ class ReviewerApp(App[None]):
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.commands"),
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+        Binding("ctrl+e", "export_labels('json')", "Export labels", show=False, id="app.export-labels"),
     ]
 
     def __init__(
@@ -80,7 +83,9 @@ class ReviewerApp(App[None]):
         error = worker.error
         message = str(error) if isinstance(error, NotFound) else f"{type(error).__name__}: {error}"
         self.log.error(f"worker {worker.name!r} ({worker.group}) failed", error)
-        self.notify(message[:500], title=f"{worker.group or worker.name} failed", severity="error", markup=False)
+        self.notify(
+            message[:500], title=f"{worker.group or worker.name} failed", severity="error", markup=False
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.report_worker(event)
@@ -142,6 +147,22 @@ class ReviewerApp(App[None]):
         if not any(type(s).__name__ == "PacksScreen" for s in self.screen_stack):
             self.push_screen(PacksScreen(self.service, reviewer=self.reviewer_name))
 
+    @work(exclusive=True, group="export-labels")
+    async def action_export_labels(self, fmt: str = "json") -> None:
+        """Every label with its finding, delivered as a download (a file in the terminal, a browser download
+        when served), in the same format as `reviewer labels --json/--csv`."""
+        from store.labels import export_labels
+
+        rows = await self.service.call(export_labels)
+        text = labels_text(rows, fmt)
+        name = f"labels.{fmt}"
+        self.deliver_text(
+            io.StringIO(text),
+            save_filename=name,
+            mime_type="text/csv" if fmt == "csv" else "application/json",
+        )
+        self.notify(f"{len(rows)} label row(s) exported as {name}")
+
     def action_open_stats(self) -> None:
         if not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen())
@@ -171,4 +192,6 @@ def make_app(
         from store.ingest import default_db_path
 
         db_path = default_db_path()
-    return ReviewerApp(ReviewService(db_path), reviewer=reviewer, keymap=keymap, now=now, auto_advance=auto_advance)
+    return ReviewerApp(
+        ReviewService(db_path), reviewer=reviewer, keymap=keymap, now=now, auto_advance=auto_advance
+    )

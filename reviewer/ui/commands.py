@@ -43,6 +43,10 @@ class ReviewerCommands(Provider):
              "Findings whose reviewers' current verdicts differ"),
             ("Label stats", app.action_open_stats, "Labels per kind and state; Cohen's kappa per reviewer pair"),
             ("Phrase packs", app.action_open_packs, "Curate phrase packs from labels, with the what-if replay"),
+            ("Export labels (JSON)", partial(app.action_export_labels, "json"),
+             "Every label with its finding, as a download (reviewer labels --json)"),
+            ("Export labels (CSV)", partial(app.action_export_labels, "csv"),
+             "Every label with its finding, as a download (reviewer labels --csv)"),
             ("Help: keys", app.action_help, "Every key binding"),
         ]
         for outcome in OUTCOMES:
