@@ -11,23 +11,10 @@ from typing import Any
 
 import orjson
 
+from store.labels import LABEL_FIELDS
+
 #: Columns of a label export, in order (the JSON objects carry the same keys).
-LABEL_EXPORT_FIELDS = (
-    "uid",
-    "target_id",
-    "target_kind",
-    "verdict",
-    "note",
-    "reviewer",
-    "created_at",
-    "undoes",
-    "run_key",
-    "run_id",
-    "field",
-    "span_start",
-    "span_end",
-    "span_text",
-    "list",
+LABEL_EXPORT_FIELDS = LABEL_FIELDS + (
     "finding_kind",
     "finding_message",
     "finding_span_text",

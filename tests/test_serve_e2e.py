@@ -118,6 +118,21 @@ def _wait_for(page, text: str, timeout: float = 30.0) -> str:  # type: ignore[no
     raise AssertionError(f"{text!r} never reached the browser (received {len(seen)} characters)")
 
 
+def _launch(p):  # type: ignore[no-untyped-def]
+    """Debian's Chromium, headless, with the flags a closed network needs (no background connections)."""
+    return p.chromium.launch(
+        executable_path=CHROMIUM,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    )
+
+
 def _labels(db: Path) -> list[tuple[str, str, str]]:
     conn = sqlite3.connect(db)
     try:
@@ -132,17 +147,7 @@ def test_label_a_finding_in_the_browser(served: tuple[str, Path], tmp_path: Path
     url, db = served
     shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = _launch(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.add_init_script(CAPTURE)
@@ -180,17 +185,7 @@ def test_two_tabs_label_at_once_and_lose_nothing(served: tuple[str, Path]) -> No
 
     url, db = served
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = _launch(p)
         try:
             tabs = [browser.new_page(viewport={"width": 1400, "height": 900}) for _ in range(2)]
             for tab in tabs:

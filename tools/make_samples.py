@@ -25,10 +25,14 @@ import hashlib
 import io
 import json
 import random
+import sys
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.corpus import slice_utf16, utf16_len, utf16_span  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEMPLATES = Path("/work/shared/recordings")
@@ -51,21 +55,6 @@ DASH = " \u2014 "
 
 
 # --------------------------------------------------------------------------------------------- helpers
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
-def utf16_span(text: str, clause: str, start_at: int = 0) -> dict[str, int]:
-    """The UTF-16 span {start, end} (end exclusive) of the first `clause` in `text` at/after `start_at`."""
-    index = text.index(clause, start_at)
-    start = utf16_len(text[:index])
-    return {"start": start, "end": start + utf16_len(clause)}
-
-
-def slice_utf16(text: str, start: int, end: int) -> str:
-    return text.encode("utf-16-le")[start * 2 : end * 2].decode("utf-16-le")
 
 
 def content_hash(text: str) -> str:

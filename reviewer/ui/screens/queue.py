@@ -303,14 +303,7 @@ class QueueScreen(LabellingScreen):
         self.reload()
 
     def _sync_widgets(self) -> None:
-        for name, widget_id in SELECTS.items():
-            select: Select[str] = self.query_one(f"#{widget_id}", Select)
-            value = self.filters.get(name)
-            with select.prevent(Select.Changed):
-                if value is None:
-                    select.clear()
-                elif value in {v for _, v in select._options}:  # noqa: SLF001 - no public accessor
-                    select.value = value
+        self.sync_selects(SELECTS, self.filters)
         state: Select[str] = self.query_one("#q-state", Select)
         with state.prevent(Select.Changed):
             state.value = self.filters.get("state", "any")

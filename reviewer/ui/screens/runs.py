@@ -176,14 +176,7 @@ class RunsScreen(BaseScreen):
         self.reload()
 
     def _sync_widgets(self) -> None:
-        for name, widget_id in SELECTS.items():
-            select: Select[str] = self.query_one(f"#{widget_id}", Select)
-            value = self.filters.get(name)
-            with select.prevent(Select.Changed):
-                if value is None:
-                    select.clear()
-                elif value in {v for _, v in select._options}:  # noqa: SLF001 - no public accessor
-                    select.value = value
+        self.sync_selects(SELECTS, self.filters)
         sort_select: Select[str] = self.query_one("#f-sort", Select)
         with sort_select.prevent(Select.Changed):
             sort_select.value = self.sort
