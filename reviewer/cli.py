@@ -30,7 +30,7 @@ def cli(ctx: click.Context) -> None:
     With no command, opens the review app on the default database.
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(open_cmd, paths=(), db_path=None, reviewer=None)
+        ctx.invoke(open_cmd, paths=(), db_path=None, reviewer=None, ask_reviewer=False)
 
 
 @cli.command("ingest")
@@ -378,7 +378,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option(
     "--reviewer",
     default=None,
-    help="Reviewer name used by every tab (default: $REVIEWER_NAME, else the user).",
+    help="Reviewer name used by every tab (default: each tab asks who is reviewing).",
 )
 def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) -> None:
     """Serve the app in a browser (textual-serve: one app process per tab, one shared WAL database).
@@ -392,8 +392,8 @@ def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) 
     target = db_path_or_default(db_path).resolve()
     open_db(target).close()  # create and migrate once, before any tab starts
     command = [sys.executable, "-m", "reviewer", "open", "--db", str(target)]
-    if reviewer:
-        command += ["--reviewer", reviewer]
+    # every tab is its own app process: a named server labels as that name; otherwise each tab asks
+    command += ["--reviewer", reviewer] if reviewer else ["--ask-reviewer"]
     if host not in LOOPBACK and not host.startswith("127."):
         click.echo(
             f"WARNING: binding to {host}: textual-serve has no authentication of its own. Anyone who can reach "
@@ -413,7 +413,10 @@ def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) 
 @click.option(
     "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
 )
-def open_cmd(paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None = None) -> None:
+@click.option("--ask-reviewer", is_flag=True, help="Ask who is reviewing when the app starts.")
+def open_cmd(
+    paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None = None, ask_reviewer: bool = False
+) -> None:
     """Open the review app (ingesting PATHS first, with progress).
 
     Example: reviewer open sample_recordings
@@ -423,14 +426,14 @@ def open_cmd(paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None
         report = run_ingest(db, list(paths), db_path_or_default(db_path))
         _print_summary(report)
     db.close()
-    _launch_app(db_path_or_default(db_path), reviewer)
+    _launch_app(db_path_or_default(db_path), reviewer, ask_reviewer)
 
 
-def _launch_app(db_path: Path, reviewer: str | None) -> None:
+def _launch_app(db_path: Path, reviewer: str | None, ask_reviewer: bool = False) -> None:
     from reviewer.settings import resolve_reviewer
     from reviewer.ui.app import make_app
 
-    make_app(db_path=db_path, reviewer=resolve_reviewer(reviewer)).run()
+    make_app(db_path=db_path, reviewer=resolve_reviewer(reviewer), ask_reviewer=ask_reviewer).run()
 
 
 from reviewer.pack_cli import pack  # noqa: E402  (the `reviewer pack ...` group)

@@ -100,7 +100,9 @@ class ReviewService:
         """One block of runs in `sort` order, each with `cursor` (keyset token) and `unlabelled`."""
 
         def work(db: Database) -> list[dict[str, Any]]:
-            rows = ui_queries.runs_page(db, sort=sort, after=after, offset=offset, limit=limit, **_clean(filters))
+            rows = ui_queries.runs_page(
+                db, sort=sort, after=after, offset=offset, limit=limit, **_clean(filters)
+            )
             counts = ui_queries.unlabelled_counts(db, [r["run_key"] for r in rows])
             for r in rows:
                 r["unlabelled"] = counts.get(r["run_key"])
@@ -108,7 +110,9 @@ class ReviewService:
 
         return await self._call(work)
 
-    async def first_block(self, *, sort: str = "newest", limit: int = RUNS_BLOCK, **filters: Any) -> tuple[int, list[dict[str, Any]]]:
+    async def first_block(
+        self, *, sort: str = "newest", limit: int = RUNS_BLOCK, **filters: Any
+    ) -> tuple[int, list[dict[str, Any]]]:
         """The total and the first block, in one trip to the database thread."""
 
         def work(db: Database) -> tuple[int, list[dict[str, Any]]]:
@@ -155,9 +159,7 @@ class ReviewService:
 
     # -- findings queue -----------------------------------------------------------------------------------------
 
-    async def queue_first(
-        self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any
-    ) -> dict[str, Any]:
+    async def queue_first(self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any) -> dict[str, Any]:
         """`{total, progress, rows}` for the queue under `filters`, in one trip to the database thread.
 
         `total` counts the rows shown (label-state filter included); `progress` is `store.queue.queue_progress`
@@ -174,7 +176,13 @@ class ReviewService:
         return await self._call(work)
 
     async def queue_block(
-        self, *, reviewer: str, after: str | None = None, offset: int = 0, limit: int = RUNS_BLOCK, **filters: Any
+        self,
+        *,
+        reviewer: str,
+        after: str | None = None,
+        offset: int = 0,
+        limit: int = RUNS_BLOCK,
+        **filters: Any,
     ) -> list[dict[str, Any]]:
         """One block of the queue: after the finding id `after` (keyset), else from row `offset`."""
 
@@ -191,7 +199,9 @@ class ReviewService:
 
     async def queue_position(self, finding_id: str, *, reviewer: str, **filters: Any) -> int | None:
         """The row of `finding_id` in the filtered queue (None: filtered out)."""
-        return await self._call(lambda db: queue.queue_position(db, finding_id, **_queue_filters(filters, reviewer)))
+        return await self._call(
+            lambda db: queue.queue_position(db, finding_id, **_queue_filters(filters, reviewer))
+        )
 
     async def next_unlabelled(self, *, reviewer: str, after: str | None = None, **filters: Any) -> str | None:
         """The next finding after `after` (wrapping) that `reviewer` has not labelled, under the filters
@@ -304,8 +314,15 @@ def build_timeline(parts: dict[str, Any], findings: list[dict[str, Any]]) -> lis
             it = ev.get("iteration")
             if it is not None:
                 iter_seq.setdefault(int(it), ev["seq"])
-            rows.append({"kind": "iteration", "seq": ev["seq"], "iteration": it,
-                         "text": thoughts.get(int(it), "") if it is not None else "", "stage": ev.get("stage")})
+            rows.append(
+                {
+                    "kind": "iteration",
+                    "seq": ev["seq"],
+                    "iteration": it,
+                    "text": thoughts.get(int(it), "") if it is not None else "",
+                    "stage": ev.get("stage"),
+                }
+            )
     call_seq: dict[str, int] = {}
     for c in parts.get("tool_calls", []):
         if c.get("seq") is not None:
@@ -314,8 +331,15 @@ def build_timeline(parts: dict[str, Any], findings: list[dict[str, Any]]) -> lis
     for e in parts.get("evictions", []):
         rows.append({"kind": "eviction", **e})
     for f in findings:
-        rows.append({"kind": "finding", "finding": f, "seq": f.get("seq"), "iteration": f.get("iteration"),
-                     "id": f["id"]})
+        rows.append(
+            {
+                "kind": "finding",
+                "finding": f,
+                "seq": f.get("seq"),
+                "iteration": f.get("iteration"),
+                "id": f["id"],
+            }
+        )
 
     big = float("inf")
 

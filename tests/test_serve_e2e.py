@@ -55,6 +55,17 @@ def _free_port() -> int:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`reviewer serve --reviewer e2e`: every tab labels as e2e."""
+    yield from _serve(tmp_path, ["--reviewer", "e2e"])
+
+
+@pytest.fixture
+def served_unnamed(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`reviewer serve` with no name: each tab asks who is reviewing."""
+    yield from _serve(tmp_path, [])
+
+
+def _serve(tmp_path: Path, extra: list[str]) -> Iterator[tuple[str, Path]]:
     db = tmp_path / "served.db"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     subprocess.run(
@@ -82,8 +93,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             str(db),
             "--port",
             str(port),
-            "--reviewer",
-            "e2e",
+            *extra,
         ],
         env=env,
         stdout=subprocess.PIPE,
@@ -179,11 +189,12 @@ def test_label_a_finding_in_the_browser(served: tuple[str, Path], tmp_path: Path
     assert (kind, verdict) in {("evidence-gate", "tp"), ("withheld-answer", "justified")}
 
 
-def test_two_tabs_label_at_once_and_lose_nothing(served: tuple[str, Path]) -> None:
-    """Each browser tab is its own app process on the one WAL database: labels from both land."""
+def test_two_tabs_label_at_once_and_lose_nothing(served_unnamed: tuple[str, Path]) -> None:
+    """Each browser tab is its own app process on the one WAL database, with its own reviewer (each tab
+    asks): labels from both land, each under its own name."""
     from playwright.sync_api import sync_playwright
 
-    url, db = served
+    url, db = served_unnamed
     with sync_playwright() as p:
         browser = _launch(p)
         try:
@@ -191,9 +202,15 @@ def test_two_tabs_label_at_once_and_lose_nothing(served: tuple[str, Path]) -> No
             for tab in tabs:
                 tab.add_init_script(CAPTURE)
                 tab.goto(url)
-            for tab in tabs:
-                _wait_for(tab, RUN_ID)
+            for name, tab in zip(("ann", "bob"), tabs, strict=True):
+                _wait_for(tab, "Who is reviewing?")
                 tab.focus("textarea.xterm-helper-textarea")
+                tab.keyboard.press("End")
+                for _ in range(40):
+                    tab.keyboard.press("Backspace")  # clear the suggested name
+                tab.keyboard.type(name)
+                tab.keyboard.press("Enter")
+                _wait_for(tab, f"labelling as {name}")
                 tab.keyboard.press("Enter")
             for tab in tabs:
                 _wait_for(tab, "findings)")
@@ -210,5 +227,8 @@ def test_two_tabs_label_at_once_and_lose_nothing(served: tuple[str, Path]) -> No
         finally:
             browser.close()
     labels = _labels(db)
-    assert sorted(kind for _, _, kind in labels) == ["evidence-gate", "withheld-answer"], labels
+    assert sorted((reviewer, kind) for reviewer, _, kind in labels) == [
+        ("ann", "evidence-gate"),
+        ("bob", "withheld-answer"),
+    ], labels
     assert {verdict for _, verdict, _ in labels} == {"unsure"}

@@ -19,6 +19,7 @@ from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, load_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
 from reviewer.ui.screens.help import HelpScreen
+from reviewer.ui.screens.modals import ReviewerNameScreen
 from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
@@ -47,8 +48,11 @@ class ReviewerApp(App[None]):
         keymap: dict[str, str] | None = None,
         now: datetime | None = None,
         auto_advance: bool = True,
+        ask_reviewer: bool = False,
     ) -> None:
         super().__init__()
+        #: ask who is reviewing when the app starts (each browser tab of `reviewer serve`)
+        self.ask_reviewer = ask_reviewer
         self.service = service
         self.reviewer = reviewer
         #: who labels: the name given, else $REVIEWER_NAME, else the system user
@@ -69,6 +73,13 @@ class ReviewerApp(App[None]):
         if self._initial_keymap:
             self.set_keymap(self._initial_keymap)
         self.push_screen(RunsScreen())
+        if self.ask_reviewer:
+            self.push_screen(ReviewerNameScreen(self.reviewer_name), self._set_reviewer)
+
+    def _set_reviewer(self, name: str | None) -> None:
+        if name:
+            self.reviewer_name = name
+            self.notify(f"labelling as {name}", markup=False)
 
     def on_unmount(self) -> None:
         self.service.close()
@@ -180,18 +191,25 @@ def make_app(
     keymap: dict[str, str] | None = None,
     now: datetime | None = None,
     auto_advance: bool = True,
+    ask_reviewer: bool = False,
     **_settings: Any,
 ) -> ReviewerApp:
     """Build the app over the database at `db_path` (default: `$REVIEWER_DB` or ./reviewer.db).
 
     `reviewer` names who labels (default: `$REVIEWER_NAME`, else the system user). `keymap` overrides the
     keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for views that show ages
-    (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after labelling it.
+    (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after labelling it;
+    `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab without --reviewer).
     """
     if db_path is None:
         from store.ingest import default_db_path
 
         db_path = default_db_path()
     return ReviewerApp(
-        ReviewService(db_path), reviewer=reviewer, keymap=keymap, now=now, auto_advance=auto_advance
+        ReviewService(db_path),
+        reviewer=reviewer,
+        keymap=keymap,
+        now=now,
+        auto_advance=auto_advance,
+        ask_reviewer=ask_reviewer,
     )

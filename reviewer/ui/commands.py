@@ -27,32 +27,77 @@ class ReviewerCommands(Provider):
         app = self.reviewer_app
         post = app.post_message
         commands: list[tuple[str, Callable[[], object], str]] = [
-            ("Runs: show withheld answers only", partial(post, ApplyRunFilters({"withheld": True})),
-             "Runs whose answer was not delivered"),
-            ("Runs: only runs with findings", partial(post, ApplyRunFilters({"has_findings": True})),
-             "Runs with at least one finding"),
-            ("Runs: clear filters and search", partial(post, ApplyRunFilters({}, replace=True)),
-             "Show every run"),
-            ("Runs: search…", app.action_search_runs, "Full-text search over prompts, answers, results, findings"),
+            (
+                "Runs: show withheld answers only",
+                partial(post, ApplyRunFilters({"withheld": True})),
+                "Runs whose answer was not delivered",
+            ),
+            (
+                "Runs: only runs with findings",
+                partial(post, ApplyRunFilters({"has_findings": True})),
+                "Runs with at least one finding",
+            ),
+            (
+                "Runs: clear filters and search",
+                partial(post, ApplyRunFilters({}, replace=True)),
+                "Show every run",
+            ),
+            (
+                "Runs: search…",
+                app.action_search_runs,
+                "Full-text search over prompts, answers, results, findings",
+            ),
             ("Findings queue", app.action_open_queue, "Every finding across runs, to triage and label"),
-            ("Findings queue: unlabelled", partial(app.action_open_queue, "unlabelled"),
-             "Findings nobody has labelled yet"),
-            ("Findings queue: not labelled by me", partial(app.action_open_queue, "not-mine"),
-             "Findings still waiting for your label"),
-            ("Findings queue: disagreements", partial(app.action_open_queue, "disagreement"),
-             "Findings whose reviewers' current verdicts differ"),
-            ("Label stats", app.action_open_stats, "Labels per kind and state; Cohen's kappa per reviewer pair"),
-            ("Phrase packs", app.action_open_packs, "Curate phrase packs from labels, with the what-if replay"),
-            ("Export labels (JSON)", partial(app.action_export_labels, "json"),
-             "Every label with its finding, as a download (reviewer labels --json)"),
-            ("Export labels (CSV)", partial(app.action_export_labels, "csv"),
-             "Every label with its finding, as a download (reviewer labels --csv)"),
+            (
+                "Findings queue: unlabelled",
+                partial(app.action_open_queue, "unlabelled"),
+                "Findings nobody has labelled yet",
+            ),
+            (
+                "Findings queue: not labelled by me",
+                partial(app.action_open_queue, "not-mine"),
+                "Findings still waiting for your label",
+            ),
+            (
+                "Findings queue: disagreements",
+                partial(app.action_open_queue, "disagreement"),
+                "Findings whose reviewers' current verdicts differ",
+            ),
+            (
+                "Label stats",
+                app.action_open_stats,
+                "Labels per kind and state; Cohen's kappa per reviewer pair",
+            ),
+            (
+                "Phrase packs",
+                app.action_open_packs,
+                "Curate phrase packs from labels, with the what-if replay",
+            ),
+            (
+                "Export labels (JSON)",
+                partial(app.action_export_labels, "json"),
+                "Every label with its finding, as a download (reviewer labels --json)",
+            ),
+            (
+                "Export labels (CSV)",
+                partial(app.action_export_labels, "csv"),
+                "Every label with its finding, as a download (reviewer labels --csv)",
+            ),
             ("Help: keys", app.action_help, "Every key binding"),
         ]
         for outcome in OUTCOMES:
-            commands.append((f"Filter runs by outcome: {outcome}",
-                             partial(post, ApplyRunFilters({"outcome": outcome})), f"Only {outcome} runs"))
-        for sort, label in (("newest", "newest first"), ("oldest", "oldest first"), ("most-findings", "most findings")):
+            commands.append(
+                (
+                    f"Filter runs by outcome: {outcome}",
+                    partial(post, ApplyRunFilters({"outcome": outcome})),
+                    f"Only {outcome} runs",
+                )
+            )
+        for sort, label in (
+            ("newest", "newest first"),
+            ("oldest", "oldest first"),
+            ("most-findings", "most findings"),
+        ):
             commands.append((f"Sort runs: {label}", partial(post, ApplyRunFilters({"sort": sort})), ""))
         return commands
 
@@ -70,10 +115,17 @@ class ReviewerCommands(Provider):
         if typed:
             post = self.reviewer_app.post_message
             # the typed text is shown as Text, never as markup
-            yield Hit(0.6 if typed.startswith("run-") else 0.2,
-                      Text.assemble("Jump to run ", (typed[:200], "bold")),
-                      partial(post, OpenRun(typed)), text=f"Jump to run {typed}",
-                      help="Open the run with this run id or run key")
-            yield Hit(0.15, Text.assemble("Search runs for ", (typed[:200], "bold")),
-                      partial(post, ApplyRunFilters({"search": typed})), text=f"Search runs for {typed}",
-                      help="Full-text search")
+            yield Hit(
+                0.6 if typed.startswith("run-") else 0.2,
+                Text.assemble("Jump to run ", (typed[:200], "bold")),
+                partial(post, OpenRun(typed)),
+                text=f"Jump to run {typed}",
+                help="Open the run with this run id or run key",
+            )
+            yield Hit(
+                0.15,
+                Text.assemble("Search runs for ", (typed[:200], "bold")),
+                partial(post, ApplyRunFilters({"search": typed})),
+                text=f"Search runs for {typed}",
+                help="Full-text search",
+            )

@@ -42,5 +42,5 @@ def load_keymap(path: str | Path | None = None) -> dict[str, str]:
         elif isinstance(keys, str) and keys.strip():
             keymap[str(binding_id)] = ",".join(k.strip() for k in keys.split(","))
         else:
-            raise KeymapError(f"{target}: {binding_id!r} must map to a key string such as \"j\" or \"ctrl+n\"")
+            raise KeymapError(f'{target}: {binding_id!r} must map to a key string such as "j" or "ctrl+n"')
     return keymap

@@ -58,8 +58,10 @@ def provenance_lines(provenance: Any, now: datetime | None, *, has_data: bool) -
     if ages:
         text.append(f"  ({'; '.join(ages)})", style="cyan")
     out.append(text)
-    src = line(("source: ", "bold"), show(prov.get("source"), 300) if prov.get("source") is not None
-               else "not stated")
+    src = line(
+        ("source: ", "bold"),
+        show(prov.get("source"), 300) if prov.get("source") is not None else "not stated",
+    )
     if prov.get("source_export_date") is not None:
         src.append_text(line(("   source_export_date: ", "bold"), show(prov["source_export_date"], 80)))
     out.append(src)
@@ -81,17 +83,22 @@ def coverage_from_rows(rows: list[dict[str, Any]] | None, call_id: Any) -> dict[
     return out
 
 
-def coverage_lists(semantics: dict[str, Any] | None, rows: list[dict[str, Any]] | None,
-                   call_id: Any) -> tuple[list[str], list[str]]:
+def coverage_lists(
+    semantics: dict[str, Any] | None, rows: list[dict[str, Any]] | None, call_id: Any
+) -> tuple[list[str], list[str]]:
     """Pure: (checked, not_covered) — the envelope's own lists first, the store's rows otherwise."""
     sem = as_dict(semantics)
     cov = as_dict(sem.get("coverage"))
     from_rows = coverage_from_rows(rows, call_id)
     checked = [item_str(i) for i in as_list(cov.get("checked"))] or from_rows["checked"]
-    not_covered = [show(x, 1000, one_line=False) if isinstance(x, str) else item_str(x)
-                   for x in as_list(sem.get("not_covered"))]
+    not_covered = [
+        show(x, 1000, one_line=False) if isinstance(x, str) else item_str(x)
+        for x in as_list(sem.get("not_covered"))
+    ]
     if not not_covered:
-        not_covered = [item_str(i) for i in as_list(cov.get("not_checked")) + as_list(cov.get("cannot_cover"))]
+        not_covered = [
+            item_str(i) for i in as_list(cov.get("not_checked")) + as_list(cov.get("cannot_cover"))
+        ]
     if not not_covered:
         not_covered = from_rows["not_checked"] + from_rows["cannot_cover"]
     return checked, not_covered
@@ -123,8 +130,14 @@ def _bullets(title: str, style: str, items: list[str]) -> list[Text]:
     return out
 
 
-def caveat_lines(call: dict[str, Any], semantics: dict[str, Any] | None, rows: list[dict[str, Any]] | None,
-                 *, now: datetime | None = None, include_grain: bool = True) -> list[Text]:
+def caveat_lines(
+    call: dict[str, Any],
+    semantics: dict[str, Any] | None,
+    rows: list[dict[str, Any]] | None,
+    *,
+    now: datetime | None = None,
+    include_grain: bool = True,
+) -> list[Text]:
     """Pure: every caveat line for one call, in reading order."""
     sem = as_dict(semantics)
     has_data = any(as_list(sem.get(k)) for k in ("facts", "series", "edges"))

@@ -85,8 +85,11 @@ def chart_series(semantics: dict[str, Any] | None) -> dict[str, list[Point]]:
 
 
 def skipped_points(semantics: dict[str, Any] | None) -> int:
-    return sum(1 for p in as_list(as_dict(semantics).get("series")) if isinstance(p, dict)
-               and not is_number(p.get("value")))
+    return sum(
+        1
+        for p in as_list(as_dict(semantics).get("series"))
+        if isinstance(p, dict) and not is_number(p.get("value"))
+    )
 
 
 def _x_key(x: Any) -> tuple[int, Any]:
@@ -157,8 +160,9 @@ def _ticks(xs: list[float], labels: list[str], count: int = 6) -> tuple[list[flo
     return [xs[i] for i in idx], [labels[i] for i in idx]
 
 
-def plot_data(lines: dict[str, list[Point]]) -> tuple[dict[str, tuple[list[float], list[float]]], list[float],
-                                                        list[str]]:
+def plot_data(
+    lines: dict[str, list[Point]],
+) -> tuple[dict[str, tuple[list[float], list[float]]], list[float], list[str]]:
     """Numeric x for plotext: times as epoch seconds, text as ordinal positions; plus tick labels."""
     all_x = [x for pts in lines.values() for x, _ in pts]
     texts = sorted({x for x in all_x if isinstance(x, str)}, key=sort_key)
@@ -178,8 +182,10 @@ def plot_data(lines: dict[str, list[Point]]) -> tuple[dict[str, tuple[list[float
             return x.strftime("%H:%M" if same_day else "%m-%d %H:%M")
         return show(x, 16) if isinstance(x, str) else scalar_str(x)
 
-    out = {name: ([num(x) for x, _ in pts[:MAX_POINTS]], [y for _, y in pts[:MAX_POINTS]])
-           for name, pts in lines.items()}
+    out = {
+        name: ([num(x) for x, _ in pts[:MAX_POINTS]], [y for _, y in pts[:MAX_POINTS]])
+        for name, pts in lines.items()
+    }
     uniq = sorted(set(all_x), key=_x_key)
     ticks, tick_labels = _ticks([num(x) for x in uniq], [label(x) for x in uniq])
     return out, ticks, tick_labels

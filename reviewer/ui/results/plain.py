@@ -39,8 +39,14 @@ def _summary(value: Any) -> str:
     return f"[{len(value)} items]"
 
 
-def fold_json(value: Any, *, max_depth: int = MAX_DEPTH, max_children: int = MAX_CHILDREN,
-              max_nodes: int = MAX_NODES, max_label: int = MAX_LABEL) -> FoldNode:
+def fold_json(
+    value: Any,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_children: int = MAX_CHILDREN,
+    max_nodes: int = MAX_NODES,
+    max_label: int = MAX_LABEL,
+) -> FoldNode:
     """Pure: the value as a bounded tree of inert labels (depth, children per node and node total capped)."""
     budget = [max_nodes]
 
@@ -83,8 +89,9 @@ class JsonTree(Tree[None]):
 
     def __init__(self, value: Any, *, label: str = "result", **kwargs: Any) -> None:
         self.fold = fold_json(value)
-        super().__init__(Text(f"{label} {self.fold.label}" if self.fold.children is not None else label),
-                         **kwargs)
+        super().__init__(
+            Text(f"{label} {self.fold.label}" if self.fold.children is not None else label), **kwargs
+        )
         self.show_root = True
 
     def on_mount(self) -> None:
@@ -122,14 +129,23 @@ def absent_lines(result: Any, rows: list[dict[str, Any]] | None, call_id: Any) -
     from_rows = coverage_from_rows([r for r in rows or [] if r.get("origin") in (None, "absent")], call_id)
     looked_for = res.get("looked_for")
     if looked_for is None:
-        looked_for = next((r.get("looked_for") for r in rows or []
-                           if r.get("call_id") == call_id and r.get("looked_for")), None)
-    out = [line(("Nothing found", "bold reverse yellow"),
-                ("  — the search ran and matched nothing (an answer, not an error)", "dim"))]
+        looked_for = next(
+            (r.get("looked_for") for r in rows or [] if r.get("call_id") == call_id and r.get("looked_for")),
+            None,
+        )
+    out = [
+        line(
+            ("Nothing found", "bold reverse yellow"),
+            ("  — the search ran and matched nothing (an answer, not an error)", "dim"),
+        )
+    ]
     if looked_for is not None:
         out.append(line(("looked for: ", "bold"), show(looked_for, 500)))
-    for title, key, style in (("checked:", "checked", "bold green"), ("not checked:", "not_checked", "bold yellow"),
-                              ("cannot cover:", "cannot_cover", "bold red")):
+    for title, key, style in (
+        ("checked:", "checked", "bold green"),
+        ("not checked:", "not_checked", "bold yellow"),
+        ("cannot cover:", "cannot_cover", "bold red"),
+    ):
         items = [item_str(i) for i in as_list(res.get(key))] or from_rows[key]
         out += _section(title, style, [show(i, 500) for i in items])
     if res.get("try_instead") is not None:
@@ -143,8 +159,11 @@ def coverage_wrapper_lines(wrapper: Any) -> list[Text]:
     """Pure: the lists of a coverage() wrapper (`result.af_coverage`)."""
     cov = as_dict(wrapper)
     out: list[Text] = []
-    for title, key, style in (("checked:", "checked", "bold green"), ("not checked:", "not_checked", "bold yellow"),
-                              ("cannot cover:", "cannot_cover", "bold red")):
+    for title, key, style in (
+        ("checked:", "checked", "bold green"),
+        ("not checked:", "not_checked", "bold yellow"),
+        ("cannot cover:", "cannot_cover", "bold red"),
+    ):
         out += _section(title, style, [show(item_str(i), 500) for i in as_list(cov.get(key))])
     return out or [Text("coverage() wrapper with no lists", style="dim")]
 
@@ -153,11 +172,18 @@ def error_lines(call: dict[str, Any]) -> list[Text]:
     """Pure: the error message, prominently, and any argument-validation problems."""
     result = call.get("result")
     message = result if isinstance(result, str) else scalar_str(result)
-    out = [line(("✖ the tool call failed", "bold white on red")),
-           line((show(message, MAX_TEXT, one_line=False), "bold red"))]
+    out = [
+        line(("✖ the tool call failed", "bold white on red")),
+        line((show(message, MAX_TEXT, one_line=False), "bold red")),
+    ]
     for problem in as_list(call.get("args_invalid")):
         p = as_dict(problem)
         if p:
-            out.append(line("  • ", (show(p.get("path"), 120), "bold"),
-                            f": expected {show(p.get('expected'), 80)}, got {show(p.get('got'), 80)}"))
+            out.append(
+                line(
+                    "  • ",
+                    (show(p.get("path"), 120), "bold"),
+                    f": expected {show(p.get('expected'), 80)}, got {show(p.get('got'), 80)}",
+                )
+            )
     return out

@@ -27,8 +27,9 @@ def plan_views(semantics: dict[str, Any] | None) -> tuple[list[tuple[str, str]],
     hint = as_dict(sem.get("render")).get("default")
     hint = hint.strip().lower() if isinstance(hint, str) and hint.strip() else None
     if hint is not None and hint not in KNOWN_HINTS:
-        notes.append(f"unknown render hint '{show(as_dict(sem.get('render')).get('default'), 60)}': "
-                     "shown as a table")
+        notes.append(
+            f"unknown render hint '{show(as_dict(sem.get('render')).get('default'), 60)}': shown as a table"
+        )
         hint = "table"
     if not parts:
         if as_dict(sem.get("clarify")):

@@ -22,8 +22,10 @@ def fact_sentence(fact: dict[str, Any]) -> str:
 
 
 def series_sentence(point: dict[str, Any]) -> str:
-    return (f"{show(point.get('entity'), 120)} {show(point.get('metric'), 60)} at {show(point.get('t'), 60)}"
-            f" = {show(point.get('value'))}")
+    return (
+        f"{show(point.get('entity'), 120)} {show(point.get('metric'), 60)} at {show(point.get('t'), 60)}"
+        f" = {show(point.get('value'))}"
+    )
 
 
 def prose_lines(semantics: dict[str, Any] | None, *, limit: int = MAX_SENTENCES) -> list[str]:

@@ -113,8 +113,12 @@ def table_model(rows: list[Any], render: dict[str, Any] | None, *, max_rows: int
         notes.append(f"hinted column '{show(c)}' is not in the data")
     if hidden:
         word = "column" if len(hidden) == 1 else "columns"
-        notes.append(f"{len(hidden)} more {word} not in the hinted order: " + ", ".join(show(c) for c in hidden[:12])
-                     + (" …" if len(hidden) > 12 else "") + " (press r for the raw JSON)")
+        notes.append(
+            f"{len(hidden)} more {word} not in the hinted order: "
+            + ", ".join(show(c) for c in hidden[:12])
+            + (" …" if len(hidden) > 12 else "")
+            + " (press r for the raw JSON)"
+        )
     skipped = len(rows) - len(dict_rows)
     if skipped:
         notes.append(f"{skipped} rows are not objects and are not shown (press r for the raw JSON)")

@@ -27,7 +27,9 @@ _PART_TITLES = {"facts": "facts", "series": "series", "edges": "edges", "all": "
 
 
 def header_line(call: dict[str, Any]) -> Text:
-    out = line((show(call.get("tool_name"), 120), "bold"), ("  ", ""), (show(call.get("call_id"), 120), "dim"))
+    out = line(
+        (show(call.get("tool_name"), 120), "bold"), ("  ", ""), (show(call.get("call_id"), 120), "dim")
+    )
     if call.get("iteration") is not None:
         out.append_text(line((f"  iteration {show(call['iteration'], 20)}", "dim")))
     if is_number(call.get("duration_ms")):
@@ -42,13 +44,19 @@ def refusal_lines(call: dict[str, Any], has_semantics: bool) -> list[Text]:
     refused = as_dict(call.get("refused"))
     out = [line(("⛔ the model got a refusal, not this data", "bold white on dark_red"))]
     if refused.get("sizeChars") is not None:
-        out.append(line(f"result of {show(refused.get('sizeChars'), 20)} chars is over the "
-                        f"{show(refused.get('maxChars'), 20)}-char ceiling"))
+        out.append(
+            line(
+                f"result of {show(refused.get('sizeChars'), 20)} chars is over the "
+                f"{show(refused.get('maxChars'), 20)}-char ceiling"
+            )
+        )
     result = call.get("result")
     if isinstance(result, str):
         out.append(line(("the model read: ", "bold"), show(result, 2000)))
     if has_semantics:
-        out.append(line(("the recording kept the full envelope (tools.semantics_declared): drawn below", "yellow")))
+        out.append(
+            line(("the recording kept the full envelope (tools.semantics_declared): drawn below", "yellow"))
+        )
     return out
 
 
@@ -64,8 +72,9 @@ def _view_widgets(view: str, part: str, sem: dict[str, Any], *, primary: bool) -
     return table_widgets(table_model(rows, render if primary else None))
 
 
-def semantic_widgets(call: dict[str, Any], sem: dict[str, Any], rows: list[dict[str, Any]],
-                     now: datetime | None) -> list[Widget]:
+def semantic_widgets(
+    call: dict[str, Any], sem: dict[str, Any], rows: list[dict[str, Any]], now: datetime | None
+) -> list[Widget]:
     views, notes = plan_views(sem)
     has_chart = any(view == "chart" for view, _ in views)
     out: list[Widget] = [caveats_widget(caveat_lines(call, sem, rows, now=now, include_grain=not has_chart))]
@@ -73,13 +82,16 @@ def semantic_widgets(call: dict[str, Any], sem: dict[str, Any], rows: list[dict[
         out.append(Static(Text("\n".join(notes), style="italic yellow"), classes="result-notes"))
     for index, (view, part) in enumerate(views):
         if len(views) > 1:
-            out.append(Static(Text(_PART_TITLES.get(part, part), style="bold underline"), classes="result-heading"))
+            out.append(
+                Static(Text(_PART_TITLES.get(part, part), style="bold underline"), classes="result-heading")
+            )
         out += _view_widgets(view, part, sem, primary=index == 0)
     return out
 
 
-def build_drawn(call: dict[str, Any], coverage: list[dict[str, Any]] | None = None, *,
-                now: datetime | None = None) -> list[Widget]:
+def build_drawn(
+    call: dict[str, Any], coverage: list[dict[str, Any]] | None = None, *, now: datetime | None = None
+) -> list[Widget]:
     """The drawn view of one call, as a list of widgets (header, notices, caveats, data)."""
     call_id = call.get("call_id")
     rows = [r for r in coverage or [] if isinstance(r, dict) and r.get("call_id") == call_id]
@@ -89,8 +101,12 @@ def build_drawn(call: dict[str, Any], coverage: list[dict[str, Any]] | None = No
     if call.get("refused") or (call.get("status") == "invalid" and sem is not None):
         out.append(Static(Text("\n").join(refusal_lines(call, sem is not None)), classes="result-refusal"))
     if is_number(call.get("repeated")):
-        out.append(Static(line((f"repeated call: #{show(call['repeated'], 20)} with the same arguments",
-                                "yellow")), classes="result-notes"))
+        out.append(
+            Static(
+                line((f"repeated call: #{show(call['repeated'], 20)} with the same arguments", "yellow")),
+                classes="result-notes",
+            )
+        )
     if call.get("error"):
         out.append(Static(Text("\n").join(error_lines(call)), classes="result-error"))
         return out
@@ -101,13 +117,22 @@ def build_drawn(call: dict[str, Any], coverage: list[dict[str, Any]] | None = No
         out.append(Static(Text("\n").join(absent_lines(result, rows, call_id)), classes="result-absent"))
         return out
     if "af_coverage" in res:
-        out.append(Static(Text("\n").join(coverage_wrapper_lines(res["af_coverage"])), classes="result-caveats"))
+        out.append(
+            Static(Text("\n").join(coverage_wrapper_lines(res["af_coverage"])), classes="result-caveats")
+        )
         out.append(value_widget(res.get("result")))
         return out
     if res.get("af_semantics") is True:
-        out.append(Static(Text("carries af_semantics but the framework did not recognise it (no "
-                               "tools.semantics_declared event): shown as plain data", style="italic yellow"),
-                          classes="result-notes"))
+        out.append(
+            Static(
+                Text(
+                    "carries af_semantics but the framework did not recognise it (no "
+                    "tools.semantics_declared event): shown as plain data",
+                    style="italic yellow",
+                ),
+                classes="result-notes",
+            )
+        )
     if rows:
         out.append(caveats_widget(caveat_lines(call, None, rows, now=now)))
     out.append(value_widget(result))
@@ -132,8 +157,15 @@ class ToolResultView(Vertical, can_focus=True):
 
     raw: reactive[bool] = reactive(False, init=False)
 
-    def __init__(self, call: dict[str, Any], coverage: list[dict[str, Any]] | None = None, *,
-                 raw: bool = False, now: datetime | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        call: dict[str, Any],
+        coverage: list[dict[str, Any]] | None = None,
+        *,
+        raw: bool = False,
+        now: datetime | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.call = call
         self.coverage = coverage
@@ -159,8 +191,13 @@ class ToolResultView(Vertical, can_focus=True):
             self.mount(RawView(self.call, classes="result-raw"))
 
 
-def render_tool_result(call: dict[str, Any], coverage: list[dict[str, Any]] | None = None, *,
-                       raw: bool = False, now: datetime | None = None) -> Widget:
+def render_tool_result(
+    call: dict[str, Any],
+    coverage: list[dict[str, Any]] | None = None,
+    *,
+    raw: bool = False,
+    now: datetime | None = None,
+) -> Widget:
     """The widget for one tool call from `store.queries.get_run(...)["tool_calls"]`.
 
     `coverage` may be the run's whole coverage list; rows are matched by `call_id`.

@@ -74,7 +74,9 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static(Text("Keys", style="bold"), id="help-title")
             yield Static(table, id="help-bindings")
-            yield Markdown(files("reviewer.ui").joinpath("help.md").read_text(encoding="utf-8"), id="help-text")
+            yield Markdown(
+                files("reviewer.ui").joinpath("help.md").read_text(encoding="utf-8"), id="help-text"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#help-body").border_title = "Help — esc to close"

@@ -91,9 +91,11 @@ class LabellingScreen(BaseScreen):
         finding_id, _kind = target
         mine = self.my_label(finding_id)
         current = self.pending_notes.get(finding_id) or (mine or {}).get("note") or ""
-        about = Text.assemble(("note on ", "dim"), safe_text(finding_id, limit=80, one_line=True, style="bold"),
-                              (f"  (your label: {mine['verdict']})" if mine else "  (stored with your next label)",
-                               "dim"))
+        about = Text.assemble(
+            ("note on ", "dim"),
+            safe_text(finding_id, limit=80, one_line=True, style="bold"),
+            (f"  (your label: {mine['verdict']})" if mine else "  (stored with your next label)", "dim"),
+        )
 
         def done(value: str | None) -> None:
             if value is None:

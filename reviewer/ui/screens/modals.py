@@ -78,9 +78,17 @@ class MissedChooser(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text.assemble(("missed negative: ", "bold"), "“",
-                                       safe_text(self.selected, limit=300, one_line=True, style="bold yellow"), "”"))
-            yield OptionList(*(Option(Text(label), id=value) for value, label in MISSED_CHOICES), id="missed-list")
+            yield Static(
+                Text.assemble(
+                    ("missed negative: ", "bold"),
+                    "“",
+                    safe_text(self.selected, limit=300, one_line=True, style="bold yellow"),
+                    "”",
+                )
+            )
+            yield OptionList(
+                *(Option(Text(label), id=value) for value, label in MISSED_CHOICES), id="missed-list"
+            )
             yield Static(Text("n / c, or enter on a line · esc cancels", style="dim"))
 
     def on_mount(self) -> None:
@@ -97,3 +105,39 @@ class MissedChooser(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ReviewerNameScreen(ModalScreen[str]):
+    """Who is labelling in this session (asked per browser tab by `reviewer serve`): enter keeps the name,
+    escape keeps the suggested one."""
+
+    DEFAULT_CSS = """
+    ReviewerNameScreen { align: center middle; }
+    ReviewerNameScreen > Vertical { width: 70; height: auto; border: round $accent; background: $surface; padding: 0 1; }
+    ReviewerNameScreen #who-help { color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "keep", "Keep suggested name", id="who.keep"),
+    ]
+
+    def __init__(self, suggested: str) -> None:
+        super().__init__(id="who-screen")
+        self.suggested = suggested
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("Your name is kept with every label you make in this session."))
+            yield Input(value=self.suggested, placeholder="your name", id="who-input", max_length=100)
+            yield Static(Text("enter: use this name · esc: keep the suggested one"), id="who-help")
+
+    def on_mount(self) -> None:
+        self.query_one(Vertical).border_title = "Who is reviewing?"
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(" ".join(event.value.split()) or self.suggested)
+
+    def action_keep(self) -> None:
+        self.dismiss(self.suggested)

@@ -53,8 +53,10 @@ def progress_text(progress: dict[str, int] | None, shown: int | None, filters: d
     out.append(f" ({progress['mine']:,} by you)", style="green")
     out.append(" · ", style="dim")
     disagreements = progress["disagreements"]
-    out.append(f"{disagreements:,} disagreement{'s' if disagreements != 1 else ''}",
-               style="bold red" if disagreements else "")
+    out.append(
+        f"{disagreements:,} disagreement{'s' if disagreements != 1 else ''}",
+        style="bold red" if disagreements else "",
+    )
     if shown is not None:
         out.append(" · ", style="dim")
         out.append(f"showing {shown:,}", style="bold")
@@ -63,8 +65,10 @@ def progress_text(progress: dict[str, int] | None, shown: int | None, filters: d
             continue
         out.append("  ")
         out.append(f"{name.replace('_', ' ')}=", style="bold cyan")
-        out.append(inert(str(STATES.get(value, value) if name == "state" else value)[:60], keep_newlines=False),
-                   style="cyan")
+        out.append(
+            inert(str(STATES.get(value, value) if name == "state" else value)[:60], keep_newlines=False),
+            style="cyan",
+        )
     return out
 
 
@@ -87,7 +91,9 @@ class QueueScreen(LabellingScreen):
 
     def __init__(self, filters: dict[str, Any] | None = None, *, auto_advance: bool = True) -> None:
         super().__init__(id="queue-screen")
-        self.filters: dict[str, Any] = {k: v for k, v in (filters or {}).items() if v not in (None, "", "any")}
+        self.filters: dict[str, Any] = {
+            k: v for k, v in (filters or {}).items() if v not in (None, "", "any")
+        }
         self.auto_advance = auto_advance
         self.total: int | None = None
         self.progress: dict[str, int] | None = None
@@ -104,8 +110,13 @@ class QueueScreen(LabellingScreen):
             yield Select[str]([], prompt="code", id="q-code", compact=True)
             yield Select[str]([], prompt="tool", id="q-tool", compact=True)
             yield Select[str]([], prompt="pack version", id="q-pack", compact=True)
-            yield Select([(label, value) for value, label in STATES.items()], allow_blank=False,
-                         value=self.filters.get("state", "any"), id="q-state", compact=True)
+            yield Select(
+                [(label, value) for value, label in STATES.items()],
+                allow_blank=False,
+                value=self.filters.get("state", "any"),
+                id="q-state",
+                compact=True,
+            )
             yield Checkbox("auto-advance", value=self.auto_advance, id="q-advance", compact=True)
         yield Static(Text("loading…", style="dim"), id="queue-status")
         with Horizontal(id="queue-main"):
@@ -149,7 +160,8 @@ class QueueScreen(LabellingScreen):
         if not first["rows"]:
             self.showing = None
             await self.query_one("#evidence", DetailPanel).show_text(
-                Text("no findings match these filters", style="dim italic"), key=None)
+                Text("no findings match these filters", style="dim italic"), key=None
+            )
         if not self._facets_loaded:
             self._facets_loaded = True
             self.load_facets()
@@ -159,7 +171,12 @@ class QueueScreen(LabellingScreen):
     @work(exclusive=True, group="queue-facets", exit_on_error=False)
     async def load_facets(self) -> None:
         facets = await self.service.queue_facets()
-        for name, key in (("kind", "kinds"), ("code", "codes"), ("tool", "tools"), ("pack_version", "pack_versions")):
+        for name, key in (
+            ("kind", "kinds"),
+            ("code", "codes"),
+            ("tool", "tools"),
+            ("pack_version", "pack_versions"),
+        ):
             select: Select[str] = self.query_one(f"#{SELECTS[name]}", Select)
             with select.prevent(Select.Changed):
                 select.set_options([_option(v) for v in facets.get(key, [])])
@@ -177,8 +194,13 @@ class QueueScreen(LabellingScreen):
         self, generation: int, block: int, after: Any, offset: int, filters: dict[str, Any]
     ) -> None:
         try:
-            rows = await self.service.queue_block(reviewer=self.reviewer, after=after,
-                                                  offset=0 if after is not None else offset, limit=BLOCK, **filters)
+            rows = await self.service.queue_block(
+                reviewer=self.reviewer,
+                after=after,
+                offset=0 if after is not None else offset,
+                limit=BLOCK,
+                **filters,
+            )
         except BaseException:
             self.finding_list.block_failed(generation, block)
             raise
@@ -213,7 +235,9 @@ class QueueScreen(LabellingScreen):
         ev = await self.service.finding_evidence(finding_id)
         self.evidence = {finding_id: ev}  # keep only what is on screen
         self.showing = finding_id
-        self.finding_list.update_labels(finding_id, {r: c["verdict"] for r, c in ev.get("current", {}).items()})
+        self.finding_list.update_labels(
+            finding_id, {r: c["verdict"] for r, c in ev.get("current", {}).items()}
+        )
         await self._draw_evidence(finding_id)
 
     async def _draw_evidence(self, finding_id: str) -> None:
@@ -221,8 +245,11 @@ class QueueScreen(LabellingScreen):
         if ev is None:
             return
         panel = self.query_one("#evidence", DetailPanel)
-        await panel.show_text(evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id)),
-                              key=f"finding:{finding_id}", keep_scroll=True)
+        await panel.show_text(
+            evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id)),
+            key=f"finding:{finding_id}",
+            keep_scroll=True,
+        )
 
     def redraw_evidence(self, finding_id: str) -> None:
         if finding_id == self.showing:
@@ -247,7 +274,9 @@ class QueueScreen(LabellingScreen):
         mine = self.reviewer in ((self.current_row or {}).get("labels") or {}) or self.my_label(finding_id)
         if not mine and self.last_labelled not in (None, finding_id):
             finding_id = self.last_labelled
-            self.run_worker(self.go_to(finding_id), group="queue-advance", exclusive=True, exit_on_error=False)
+            self.run_worker(
+                self.go_to(finding_id), group="queue-advance", exclusive=True, exit_on_error=False
+            )
         self.undo_label(finding_id)
 
     def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:

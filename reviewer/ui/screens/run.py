@@ -34,16 +34,21 @@ PROMPT_LIMIT = 4_000
 def run_title(run: dict[str, Any]) -> Text:
     started = (run.get("started_at") or "?")[:23].replace("T", " ")
     parts: list[Any] = [
-        ("run ", "dim"), safe_text(run.get("run_id"), limit=120, one_line=True, style="bold"),
-        ("  agent ", "dim"), safe_text(run.get("agent_id") or "?", limit=80, one_line=True, style="bold"),
-        ("  started ", "dim"), started,
+        ("run ", "dim"),
+        safe_text(run.get("run_id"), limit=120, one_line=True, style="bold"),
+        ("  agent ", "dim"),
+        safe_text(run.get("agent_id") or "?", limit=80, one_line=True, style="bold"),
+        ("  started ", "dim"),
+        started,
     ]
     for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
         if run.get(key):
             parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
-    counts = (f"  ·  {run.get('iterations') or 0} iterations, {run.get('tool_calls') or 0} calls, "
-              f"{len(run.get('findings') or [])} findings, {run.get('coverage_gaps') or 0} gaps, "
-              f"{run.get('evictions') or 0} evictions")
+    counts = (
+        f"  ·  {run.get('iterations') or 0} iterations, {run.get('tool_calls') or 0} calls, "
+        f"{len(run.get('findings') or [])} findings, {run.get('coverage_gaps') or 0} gaps, "
+        f"{run.get('evictions') or 0} evictions"
+    )
     parts.append((counts, "dim"))
     return Text.assemble(*parts)
 
@@ -54,15 +59,23 @@ def outcome_banner(run: dict[str, Any]) -> Text:
     summary = detail.get("summary") if detail else None
     if is_withheld(outcome):
         return Text.assemble(
-            (f" {WITHHELD_MARK} WITHHELD — not delivered ", "bold white on red"), "  ",
-            (f"outcome: {outcome}", "bold red"), "  ",
+            (f" {WITHHELD_MARK} WITHHELD — not delivered ", "bold white on red"),
+            "  ",
+            (f"outcome: {outcome}", "bold red"),
+            "  ",
             safe_text(summary or "", limit=600, one_line=True),
         )
     if outcome == "incomplete":
-        return Text.assemble((" INCOMPLETE RECORDING ", "bold black on yellow"), "  ",
-                             safe_text(summary or "the recording ends before the answer", limit=600, one_line=True))
-    return Text.assemble((" ✓ delivered ", "bold black on green"), "  ",
-                         safe_text(summary or "", limit=600, one_line=True, style="dim"))
+        return Text.assemble(
+            (" INCOMPLETE RECORDING ", "bold black on yellow"),
+            "  ",
+            safe_text(summary or "the recording ends before the answer", limit=600, one_line=True),
+        )
+    return Text.assemble(
+        (" ✓ delivered ", "bold black on green"),
+        "  ",
+        safe_text(summary or "", limit=600, one_line=True, style="dim"),
+    )
 
 
 class RunScreen(LabellingScreen):
@@ -139,10 +152,14 @@ class RunScreen(LabellingScreen):
         banner.set_class(withheld, "-withheld")
         scroll = self.query_one("#answer-scroll")
         scroll.set_class(withheld, "-withheld")
-        scroll.border_title = (f"Answer — {WITHHELD_MARK} WITHHELD, the caller never received it ({run.get('outcome')})"
-                               if withheld else "Answer")
-        self.query_one("#prompt", Static).update(safe_text(run.get("prompt") or "(no prompt recorded)",
-                                                           limit=PROMPT_LIMIT))
+        scroll.border_title = (
+            f"Answer — {WITHHELD_MARK} WITHHELD, the caller never received it ({run.get('outcome')})"
+            if withheld
+            else "Answer"
+        )
+        self.query_one("#prompt", Static).update(
+            safe_text(run.get("prompt") or "(no prompt recorded)", limit=PROMPT_LIMIT)
+        )
         self.answer.show(run.get("answer"), self.findings)
         self.marks["header"] = perf_counter()
         if self.focus_finding is not None:
@@ -163,9 +180,13 @@ class RunScreen(LabellingScreen):
         wanted = self.current_finding or self.focus_finding
         index = None
         if wanted is not None:
-            index = next((i for i, r in enumerate(rows) if r["kind"] == "finding" and r["id"] == wanted), None)
+            index = next(
+                (i for i, r in enumerate(rows) if r["kind"] == "finding" and r["id"] == wanted), None
+            )
         self.timeline.set_rows(rows, cursor=index or 0)
-        self.timeline.border_title = f"Timeline ({len(rows)} items, {len(self.timeline.finding_indices)} findings)"
+        self.timeline.border_title = (
+            f"Timeline ({len(rows)} items, {len(self.timeline.finding_indices)} findings)"
+        )
         self.marks["timeline"] = perf_counter()
 
     @on(Timeline.Highlighted)
@@ -192,8 +213,10 @@ class RunScreen(LabellingScreen):
             if finding_id in self.evidence:
                 await self._draw_evidence(finding_id)
                 return
-            await panel.show_text(Text.assemble(finding_detail(row["finding"]), ("\nloading the evidence…", "dim")),
-                                  key=f"finding:{finding_id}")
+            await panel.show_text(
+                Text.assemble(finding_detail(row["finding"]), ("\nloading the evidence…", "dim")),
+                key=f"finding:{finding_id}",
+            )
             self.evidence[finding_id] = await self.service.finding_evidence(finding_id)
             await self._draw_evidence(finding_id)
         elif kind == "iteration":
@@ -201,12 +224,15 @@ class RunScreen(LabellingScreen):
         elif kind == "eviction":
             await panel.show_text(eviction_detail(row), key=f"eviction:{row.get('id')}")
         elif kind == "tool_call" and self.run_key is not None:
-            await panel.show_text(Text.assemble(call_heading(row), ("\nloading the result…", "dim")),
-                                  key=f"loading:{row['call_id']}")
+            await panel.show_text(
+                Text.assemble(call_heading(row), ("\nloading the result…", "dim")),
+                key=f"loading:{row['call_id']}",
+            )
             got = await self.service.tool_call(self.run_key, row["call_id"])
             call, coverage = got["call"], got["coverage"]
             await panel.show_widgets(
-                result_widget(call, coverage, now=getattr(self.app, "now", None)), key=f"call:{row['call_id']}"
+                result_widget(call, coverage, now=getattr(self.app, "now", None)),
+                key=f"call:{row['call_id']}",
             )
 
     async def _draw_evidence(self, finding_id: str) -> None:
@@ -236,8 +262,11 @@ class RunScreen(LabellingScreen):
         return None
 
     def _no_target(self) -> None:
-        self.notify("put the timeline cursor on a finding first (`]` jumps to the next one)",
-                    severity="warning", markup=False)
+        self.notify(
+            "put the timeline cursor on a finding first (`]` jumps to the next one)",
+            severity="warning",
+            markup=False,
+        )
 
     def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
         self.redraw_evidence(finding_id)
@@ -256,7 +285,9 @@ class RunScreen(LabellingScreen):
             answer.focus()
             return
         scroll = self.query_one("#answer-scroll", VerticalScroll)
-        started = answer.start_selection(span=answer.mouse_span(), at=answer.offset_of_line(int(scroll.scroll_y)))
+        started = answer.start_selection(
+            span=answer.mouse_span(), at=answer.offset_of_line(int(scroll.scroll_y))
+        )
         if not started:
             self.notify("the answer has no words to select", severity="warning", markup=False)
             return

@@ -21,10 +21,18 @@ from store.outcome import OUTCOMES
 
 assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
 
-SORT_LABELS: dict[str, str] = {"newest": "newest first", "oldest": "oldest first", "most-findings": "most findings"}
+SORT_LABELS: dict[str, str] = {
+    "newest": "newest first",
+    "oldest": "oldest first",
+    "most-findings": "most findings",
+}
 #: filter name -> the Select that shows it
 SELECTS: dict[str, str] = {
-    "outcome": "f-outcome", "kind": "f-kind", "agent": "f-agent", "tenant": "f-tenant", "pack_version": "f-pack",
+    "outcome": "f-outcome",
+    "kind": "f-kind",
+    "agent": "f-agent",
+    "tenant": "f-tenant",
+    "pack_version": "f-pack",
 }
 CHECKBOXES: dict[str, str] = {"has_findings": "f-has-findings", "withheld": "f-withheld"}
 FILTER_NAMES = ("outcome", "has_findings", "kind", "agent", "tenant", "pack_version", "search", "withheld")
@@ -69,8 +77,13 @@ class RunsScreen(BaseScreen):
             yield Select[str]([], prompt="agent", id="f-agent", compact=True)
             yield Select[str]([], prompt="tenant", id="f-tenant", compact=True)
             yield Select[str]([], prompt="pack version", id="f-pack", compact=True)
-            yield Select([(v, k) for k, v in SORT_LABELS.items()], allow_blank=False, value="newest",
-                         id="f-sort", compact=True)
+            yield Select(
+                [(v, k) for k, v in SORT_LABELS.items()],
+                allow_blank=False,
+                value="newest",
+                id="f-sort",
+                compact=True,
+            )
             yield Checkbox("findings", id="f-has-findings", compact=True)
             yield Checkbox("withheld", id="f-withheld", compact=True)
         yield Static(Text("loading…", style="dim"), id="runs-status")
@@ -104,8 +117,12 @@ class RunsScreen(BaseScreen):
     @work(exclusive=True, group="runs-facets", exit_on_error=False)
     async def load_facets(self) -> None:
         facets = await self.service.facets()
-        for name, key in (("kind", "kinds"), ("agent", "agents"), ("tenant", "tenants"),
-                          ("pack_version", "pack_versions")):
+        for name, key in (
+            ("kind", "kinds"),
+            ("agent", "agents"),
+            ("tenant", "tenants"),
+            ("pack_version", "pack_versions"),
+        ):
             select: Select[str] = self.query_one(f"#{SELECTS[name]}", Select)
             with select.prevent(Select.Changed):
                 select.set_options([_option(v) for v in facets.get(key, [])])
@@ -116,11 +133,19 @@ class RunsScreen(BaseScreen):
     @on(RunList.BlockNeeded)
     def _block_needed(self, event: RunList.BlockNeeded) -> None:
         event.stop()
-        self.fetch_block(event.generation, event.block, event.after, event.offset, dict(self.filters), self.sort)
+        self.fetch_block(
+            event.generation, event.block, event.after, event.offset, dict(self.filters), self.sort
+        )
 
     @work(group="runs-block", exit_on_error=False)
     async def fetch_block(
-        self, generation: int, block: int, after: list[Any] | None, offset: int, filters: dict[str, Any], sort: str
+        self,
+        generation: int,
+        block: int,
+        after: list[Any] | None,
+        offset: int,
+        filters: dict[str, Any],
+        sort: str,
     ) -> None:
         try:
             rows = await self.service.runs_block(
@@ -146,11 +171,21 @@ class RunsScreen(BaseScreen):
                 if value is True:
                     status.append(name.replace("_", " "), style="bold cyan")
                 elif name == "search":
-                    status.append_text(Text.assemble(("search ", "bold cyan"), "“",
-                                                     (inert(str(value)[:80], keep_newlines=False), "cyan"), "”"))
+                    status.append_text(
+                        Text.assemble(
+                            ("search ", "bold cyan"),
+                            "“",
+                            (inert(str(value)[:80], keep_newlines=False), "cyan"),
+                            "”",
+                        )
+                    )
                 else:
-                    status.append_text(Text.assemble((f"{name.replace('_', ' ')}=", "bold cyan"),
-                                                     (inert(str(value)[:60], keep_newlines=False), "cyan")))
+                    status.append_text(
+                        Text.assemble(
+                            (f"{name.replace('_', ' ')}=", "bold cyan"),
+                            (inert(str(value)[:60], keep_newlines=False), "cyan"),
+                        )
+                    )
         self.query_one("#runs-status", Static).update(status)
 
     # -- filters ----------------------------------------------------------------------------------------------
@@ -213,7 +248,9 @@ class RunsScreen(BaseScreen):
         if self._search_timer is not None:
             self._search_timer.stop()
         value = event.value
-        self._search_timer = self.set_timer(SEARCH_DEBOUNCE_S, lambda: self.set_filters({"search": value.strip()}))
+        self._search_timer = self.set_timer(
+            SEARCH_DEBOUNCE_S, lambda: self.set_filters({"search": value.strip()})
+        )
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:

@@ -24,30 +24,55 @@ def _n(value: Any) -> Text:
 
 
 def stats_renderable(stats: dict[str, Any]) -> Group:
-    kinds = Table(title="Findings per kind and label state", title_justify="left", expand=False, box=None,
-                  padding=(0, 1))
+    kinds = Table(
+        title="Findings per kind and label state",
+        title_justify="left",
+        expand=False,
+        box=None,
+        padding=(0, 1),
+    )
     kinds.add_column("kind", style="bold")
     kinds.add_column("total", justify="right")
     for state in STATE_COLUMNS:
         kinds.add_column(state, justify="right", style="bold red" if state == "disagreement" else "")
     rows = list(stats.get("kinds", {}).items()) + [("all", stats.get("totals", {}))]
     for kind, counts in rows:
-        kinds.add_row(safe_text(kind, limit=60, one_line=True), _n(counts.get("total", 0)),
-                      *(_n(counts.get(s, 0)) for s in STATE_COLUMNS))
-    pairs = Table(title="Agreement per reviewer pair (Cohen's kappa over findings both labelled)",
-                  title_justify="left", expand=False, box=None, padding=(0, 1))
-    for title, justify in (("reviewers", "left"), ("shared", "right"), ("agreed", "right"),
-                           ("observed", "right"), ("kappa", "right")):
+        kinds.add_row(
+            safe_text(kind, limit=60, one_line=True),
+            _n(counts.get("total", 0)),
+            *(_n(counts.get(s, 0)) for s in STATE_COLUMNS),
+        )
+    pairs = Table(
+        title="Agreement per reviewer pair (Cohen's kappa over findings both labelled)",
+        title_justify="left",
+        expand=False,
+        box=None,
+        padding=(0, 1),
+    )
+    for title, justify in (
+        ("reviewers", "left"),
+        ("shared", "right"),
+        ("agreed", "right"),
+        ("observed", "right"),
+        ("kappa", "right"),
+    ):
         pairs.add_column(title, justify=justify)  # type: ignore[arg-type]
     for pair in stats.get("agreement", []):
         a, b = pair["reviewers"]
         kappa = pair.get("kappa")
-        pairs.add_row(Text.assemble(safe_text(a, limit=40, one_line=True), " × ", safe_text(b, limit=40, one_line=True)),
-                      _n(pair.get("shared")), _n(pair.get("agreed")),
-                      Text(f"{pair['observed_agreement']:.2f}" if pair.get("observed_agreement") is not None else "—"),
-                      Text(f"{kappa:.2f}" if kappa is not None else "—", style="bold"))
+        pairs.add_row(
+            Text.assemble(
+                safe_text(a, limit=40, one_line=True), " × ", safe_text(b, limit=40, one_line=True)
+            ),
+            _n(pair.get("shared")),
+            _n(pair.get("agreed")),
+            Text(f"{pair['observed_agreement']:.2f}" if pair.get("observed_agreement") is not None else "—"),
+            Text(f"{kappa:.2f}" if kappa is not None else "—", style="bold"),
+        )
     if not stats.get("agreement"):
-        pairs.add_row(Text("no two reviewers labelled the same finding yet", style="dim italic"), "", "", "", "")
+        pairs.add_row(
+            Text("no two reviewers labelled the same finding yet", style="dim italic"), "", "", "", ""
+        )
     reviewers = Text("reviewers: ", style="bold")
     for n, (name, count) in enumerate(stats.get("reviewers", {}).items()):
         if n:
@@ -57,9 +82,18 @@ def stats_renderable(stats: dict[str, Any]) -> Group:
     if not stats.get("reviewers"):
         reviewers.append("none yet", style="dim italic")
     disagreements = len(stats.get("disagreements", []))
-    return Group(kinds, Text(""), reviewers, Text(""), pairs, Text(""),
-                 Text(f"{disagreements:,} finding(s) with disagreeing reviewers (queue filter: disagreement)",
-                      style="bold red" if disagreements else "dim"))
+    return Group(
+        kinds,
+        Text(""),
+        reviewers,
+        Text(""),
+        pairs,
+        Text(""),
+        Text(
+            f"{disagreements:,} finding(s) with disagreeing reviewers (queue filter: disagreement)",
+            style="bold red" if disagreements else "dim",
+        ),
+    )
 
 
 class StatsScreen(BaseScreen):

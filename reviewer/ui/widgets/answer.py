@@ -42,7 +42,11 @@ def span_style(kind: str | None) -> Style:
 
 
 def highlighted_answer(
-    answer: str | None, findings: list[dict[str, Any]], *, current: str | None = None, limit: int = FIELD_LIMIT
+    answer: str | None,
+    findings: list[dict[str, Any]],
+    *,
+    current: str | None = None,
+    limit: int = FIELD_LIMIT,
 ) -> tuple[Text, dict[str, tuple[int, int]]]:
     """The answer as inert Text with each placeable answer span styled; also where each span landed.
 
@@ -87,7 +91,9 @@ class AnswerView(Static, can_focus=False):
     DEFAULT_CSS = """
     AnswerView { width: 1fr; height: auto; }
     """
-    HELP: ClassVar[str] = "The run's answer. Highlighted spans are findings; `[`/`]` walk them; `m` selects words."
+    HELP: ClassVar[str] = (
+        "The run's answer. Highlighted spans are findings; `[`/`]` walk them; `m` selects words."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,l", "extend(1)", "End →", show=False, id="answer.extend"),
         Binding("left,h", "extend(-1)", "End ←", show=False, id="answer.shrink"),
@@ -159,7 +165,9 @@ class AnswerView(Static, can_focus=False):
         if not self.answer:
             self.answer_text, self.placed = Text("(no answer recorded)", style="dim italic"), {}
         else:
-            self.answer_text, self.placed = highlighted_answer(self.answer, self.findings, current=self.current)
+            self.answer_text, self.placed = highlighted_answer(
+                self.answer, self.findings, current=self.current
+            )
             for row in self.missed:
                 start, end = row.get("span_start"), row.get("span_end")
                 if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= self._shown:
@@ -225,7 +233,7 @@ class AnswerView(Static, can_focus=False):
     @property
     def selected_text(self) -> str:
         span = self.selection_span
-        return (self.answer or "")[span[0]:span[1]] if span else ""
+        return (self.answer or "")[span[0] : span[1]] if span else ""
 
     def mouse_span(self) -> tuple[int, int] | None:
         """The answer indices under a mouse selection in this widget, if there is one."""

@@ -109,8 +109,10 @@ class CursorList(ScrollView, can_focus=True):
     def _strip(self, text: Text, width: int, style: Style) -> Strip:
         text.no_wrap = True
         text.end = ""
-        segments = [Segment(s.text.replace("\n", " "), style + s.style if s.style else style, s.control)
-                    for s in text.render(self.app.console)]
+        segments = [
+            Segment(s.text.replace("\n", " "), style + s.style if s.style else style, s.control)
+            for s in text.render(self.app.console)
+        ]
         return Strip(segments).adjust_cell_length(width, style)
 
     def notify_style_update(self) -> None:

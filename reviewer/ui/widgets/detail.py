@@ -46,8 +46,12 @@ def finding_detail(f: dict[str, Any]) -> Text:
         out.append_text(_field("field", f["field"]))
     if f.get("codes"):
         out.append_text(_field("codes", ", ".join(str(c) for c in f["codes"])))
-    for label, key in (("phrase pack", "pack_version"), ("iteration", "iteration"), ("tool", "tool_name"),
-                       ("call", "call_id")):
+    for label, key in (
+        ("phrase pack", "pack_version"),
+        ("iteration", "iteration"),
+        ("tool", "tool_name"),
+        ("call", "call_id"),
+    ):
         if f.get(key) is not None:
             out.append_text(_field(label, f[key]))
     flags = [name for name in ("advisory", "truncated") if f.get(name)]
@@ -72,9 +76,16 @@ def iteration_detail(row: dict[str, Any]) -> Text:
 
 def eviction_detail(row: dict[str, Any]) -> Text:
     out = Text("✂ eviction\n", style="bold magenta")
-    for label, key in (("strategy", "strategy"), ("iteration", "iteration"), ("stage", "stage"),
-                       ("dropped tools", "dropped_tools"), ("removed stages", "removed_stage_ids"),
-                       ("tool calls", "call_ids"), ("messages removed", "removed_messages"), ("from", "origin")):
+    for label, key in (
+        ("strategy", "strategy"),
+        ("iteration", "iteration"),
+        ("stage", "stage"),
+        ("dropped tools", "dropped_tools"),
+        ("removed stages", "removed_stage_ids"),
+        ("tool calls", "call_ids"),
+        ("messages removed", "removed_messages"),
+        ("from", "origin"),
+    ):
         value = row.get(key)
         if value is not None:
             out.append_text(_field(label, ", ".join(map(str, value)) if isinstance(value, list) else value))
@@ -85,8 +96,10 @@ def call_heading(call: dict[str, Any]) -> Text:
     failed = bool(call.get("error"))
     return Text.assemble(
         ("✗ " if failed else "⚙ ", "bold red" if failed else "bold"),
-        safe_text(call.get("tool_name"), limit=200, one_line=True, style="bold"), "  ",
-        safe_text(call.get("call_id"), limit=200, one_line=True, style="dim"), "  ",
+        safe_text(call.get("tool_name"), limit=200, one_line=True, style="bold"),
+        "  ",
+        safe_text(call.get("call_id"), limit=200, one_line=True, style="dim"),
+        "  ",
         (f"status {call.get('status') or '?'}", "bold red" if failed else ""),
         (f"  iteration {call['iteration']}" if call.get("iteration") is not None else "", "dim"),
         (f"  {call['duration_ms']} ms" if call.get("duration_ms") is not None else "", "dim"),
@@ -102,7 +115,9 @@ def fallback_result(call: dict[str, Any]) -> Widget:
     return Static(body, classes="result-fallback")
 
 
-def result_widget(call: dict[str, Any], coverage: list[dict[str, Any]], *, now: datetime | None = None) -> Widget:
+def result_widget(
+    call: dict[str, Any], coverage: list[dict[str, Any]], *, now: datetime | None = None
+) -> Widget:
     """The other helper's renderer when present, else pretty JSON; a failing renderer falls back too."""
     if _render_tool_result is None:
         return fallback_result(call)

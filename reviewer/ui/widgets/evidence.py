@@ -18,10 +18,16 @@ from reviewer.ui.widgets.safe import inert_mapped, pretty_json, safe_text
 WITHHELD_KIND = "withheld-answer"
 
 #: key -> (verdict, label) per kind of target
-FINDING_KEYS: tuple[tuple[str, str, str], ...] = (("1", "tp", "true positive"), ("2", "fp", "false positive"),
-                                                  ("3", "unsure", "unsure"))
-WITHHELD_KEYS: tuple[tuple[str, str, str], ...] = (("1", "justified", "withholding justified"),
-                                                   ("2", "wrong", "withholding wrong"), ("3", "unsure", "unsure"))
+FINDING_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("1", "tp", "true positive"),
+    ("2", "fp", "false positive"),
+    ("3", "unsure", "unsure"),
+)
+WITHHELD_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("1", "justified", "withholding justified"),
+    ("2", "wrong", "withholding wrong"),
+    ("3", "unsure", "unsure"),
+)
 
 BOUNDED_VS_ABSOLUTE = (
     "A bounded negative (“not found in these sources”) needs only these searches; an absolute one "
@@ -112,8 +118,12 @@ def label_keys_text(kind: str | None) -> Text:
     return out
 
 
-def labels_text(current: dict[str, dict[str, Any]], reviewer: str | None, kind: str | None,
-                pending_note: str | None = None) -> Text:
+def labels_text(
+    current: dict[str, dict[str, Any]],
+    reviewer: str | None,
+    kind: str | None,
+    pending_note: str | None = None,
+) -> Text:
     out = Text()
     out.append_text(_line(label_keys_text(kind)))
     if not current:
@@ -129,10 +139,16 @@ def labels_text(current: dict[str, dict[str, Any]], reviewer: str | None, kind: 
             parts += ["  “", _one(row["note"], 300, style="italic"), "”"]
         out.append_text(_line(*parts))
     if disagreement(current):
-        out.append_text(_line(("  ≠ DISAGREEMENT", "bold white on red"), ("  the reviewers' current verdicts differ",
-                                                                         "bold red")))
+        out.append_text(
+            _line(
+                ("  ≠ DISAGREEMENT", "bold white on red"),
+                ("  the reviewers' current verdicts differ", "bold red"),
+            )
+        )
     if pending_note:
-        out.append_text(_line(("  note waiting for your next label: ", "dim"), _one(pending_note, 300, "italic")))
+        out.append_text(
+            _line(("  note waiting for your next label: ", "dim"), _one(pending_note, 300, "italic"))
+        )
     return out
 
 
@@ -172,18 +188,32 @@ def read_text(read: dict[str, Any]) -> Text:
         flags.append("failed")
     if read.get("status") and not (read.get("absent") and read["status"] == "absent"):
         flags.append(f"status {read['status']}")
-    out.append_text(_line(
-        "  ", ("⚙ ", "bold"), _one(read.get("tool_name"), 80, style="bold"), "  ",
-        _one(read.get("call_id"), 80, style="dim"),
-        (f"  iteration {read['iteration']}" if read.get("iteration") is not None else "", "dim"),
-        ("  " + ", ".join(flags) if flags else "", "bold red" if read.get("error") else "magenta"),
-    ))
-    looked = next((c.get("looked_for") for lst in ("checked", "not_checked", "cannot_cover")
-                   for c in read.get(lst) or [] if c.get("looked_for")), None)
+    out.append_text(
+        _line(
+            "  ",
+            ("⚙ ", "bold"),
+            _one(read.get("tool_name"), 80, style="bold"),
+            "  ",
+            _one(read.get("call_id"), 80, style="dim"),
+            (f"  iteration {read['iteration']}" if read.get("iteration") is not None else "", "dim"),
+            ("  " + ", ".join(flags) if flags else "", "bold red" if read.get("error") else "magenta"),
+        )
+    )
+    looked = next(
+        (
+            c.get("looked_for")
+            for lst in ("checked", "not_checked", "cannot_cover")
+            for c in read.get(lst) or []
+            if c.get("looked_for")
+        ),
+        None,
+    )
     if looked:
         out.append_text(_line("     ", ("looked for   ", "dim"), _one(looked, 300)))
     if read.get("args") and not looked:
-        out.append_text(_line("     ", ("args         ", "dim"), _one(_compact(read["args"]), 300, style="dim")))
+        out.append_text(
+            _line("     ", ("args         ", "dim"), _one(_compact(read["args"]), 300, style="dim"))
+        )
     for item in read.get("checked") or []:
         out.append_text(_coverage_line("checked", item, "green"))
     for item in read.get("not_checked") or []:
@@ -191,7 +221,9 @@ def read_text(read: dict[str, Any]) -> Text:
     for item in read.get("cannot_cover") or []:
         out.append_text(_coverage_line("cannot cover", item, "red"))
     if not any(read.get(k) for k in ("checked", "not_checked", "cannot_cover")):
-        out.append_text(_line("     ", ("declares no coverage (what it checked is not recorded)", "dim italic")))
+        out.append_text(
+            _line("     ", ("declares no coverage (what it checked is not recorded)", "dim italic"))
+        )
     return out
 
 
@@ -207,7 +239,8 @@ def _compact(value: Any) -> str:
 def _names_reads(finding: dict[str, Any]) -> bool:
     refs = finding.get("refs") or []
     return bool(finding.get("call_id")) or any(
-        isinstance(r, dict) and (r.get("toolCallId") or r.get("toolName") or r.get("kind") == "tool") for r in refs
+        isinstance(r, dict) and (r.get("toolCallId") or r.get("toolName") or r.get("kind") == "tool")
+        for r in refs
     )
 
 
@@ -217,8 +250,14 @@ def reads_text(ev: dict[str, Any], *, title: str = "READS IT RESTS ON", unnamed:
     reads = ev.get("reads") or []
     out = _heading(title)
     if not _names_reads(finding):
-        out.append_text(_line((unnamed or "  the finding names no read (no tool refs): every call of the run is listed",
-                               "yellow")))
+        out.append_text(
+            _line(
+                (
+                    unnamed or "  the finding names no read (no tool refs): every call of the run is listed",
+                    "yellow",
+                )
+            )
+        )
     if not reads:
         out.append_text(_line(("  the run made no tool calls: nothing was searched", "bold yellow")))
     for read in reads[:40]:
@@ -236,13 +275,28 @@ def scope_text(ev: dict[str, Any]) -> Text:
     scope = negative_scope(clause)
     out = _line(("  ", ""), (BOUNDED_VS_ABSOLUTE, "italic"))
     if scope == "absolute":
-        verdict = (f"the reads declare {gaps} gap(s) (not checked / cannot cover), so they do not cover everything"
-                   if gaps else "look for a stated reason the reads cover everything")
-        out.append_text(_line("  wording reads as ", ("ABSOLUTE", "bold red"), (" (a wording heuristic)", "dim"),
-                              f": {verdict}."))
+        verdict = (
+            f"the reads declare {gaps} gap(s) (not checked / cannot cover), so they do not cover everything"
+            if gaps
+            else "look for a stated reason the reads cover everything"
+        )
+        out.append_text(
+            _line(
+                "  wording reads as ",
+                ("ABSOLUTE", "bold red"),
+                (" (a wording heuristic)", "dim"),
+                f": {verdict}.",
+            )
+        )
     elif scope == "bounded":
-        out.append_text(_line("  wording reads as ", ("BOUNDED", "bold green"), (" (a wording heuristic)", "dim"),
-                              ": the searches below are what licenses it."))
+        out.append_text(
+            _line(
+                "  wording reads as ",
+                ("BOUNDED", "bold green"),
+                (" (a wording heuristic)", "dim"),
+                ": the searches below are what licenses it.",
+            )
+        )
     return out
 
 
@@ -257,25 +311,42 @@ def eviction_text(ev: dict[str, Any]) -> Text:
     for e in evictions[:20]:
         dropped = e.get("dropped_tools") or []
         names = ", ".join(str(d) for d in dropped) if isinstance(dropped, list) else str(dropped)
-        out.append_text(_line(
-            "  ", ("✂ ", "bold magenta"), _one(names or "context", 200, style="bold magenta"),
-            " left the window at ", (f"iteration {e.get('iteration')}", "bold"),
-            " by ", _one(e.get("strategy") or "?", 80, style="bold"),
-            (f"  (stage {e.get('stage')}, {e.get('removed_messages') or 0} messages removed)", "dim"),
-        ))
+        out.append_text(
+            _line(
+                "  ",
+                ("✂ ", "bold magenta"),
+                _one(names or "context", 200, style="bold magenta"),
+                " left the window at ",
+                (f"iteration {e.get('iteration')}", "bold"),
+                " by ",
+                _one(e.get("strategy") or "?", 80, style="bold"),
+                (f"  (stage {e.get('stage')}, {e.get('removed_messages') or 0} messages removed)", "dim"),
+            )
+        )
         for call in e.get("calls") or []:
-            out.append_text(_line(
-                "     result of ", _one(call.get("tool_name"), 80, style="bold"), " ",
-                _one(call.get("call_id"), 80, style="dim"),
-                (f" (iteration {call.get('iteration')})" if call.get("iteration") is not None else "", "dim"),
-            ))
+            out.append_text(
+                _line(
+                    "     result of ",
+                    _one(call.get("tool_name"), 80, style="bold"),
+                    " ",
+                    _one(call.get("call_id"), 80, style="dim"),
+                    (
+                        f" (iteration {call.get('iteration')})" if call.get("iteration") is not None else "",
+                        "dim",
+                    ),
+                )
+            )
     if offered:
-        out.append_text(_line(
-            "  offered tool ", _one(offered, 80, style="bold yellow"), " depends on it",
-            (" (its arguments come from " if grounds else "", "dim"),
-            _one(", ".join(map(str, grounds)), 200, style="dim") if grounds else "",
-            (")" if grounds else "", "dim"),
-        ))
+        out.append_text(
+            _line(
+                "  offered tool ",
+                _one(offered, 80, style="bold yellow"),
+                " depends on it",
+                (" (its arguments come from " if grounds else "", "dim"),
+                _one(", ".join(map(str, grounds)), 200, style="dim") if grounds else "",
+                (")" if grounds else "", "dim"),
+            )
+        )
     return out
 
 
@@ -286,35 +357,66 @@ def _claims_text(refs: list[Any]) -> Text:
             out.append_text(_line("  - ", _one(ref, 300)))
             continue
         if "verdict" in ref or "restsOn" in ref:  # a typed negative claim
-            out.append_text(_line(
-                "  - ", _one(ref.get("kind") or "claim", 40, style="bold"), " about ",
-                _one(ref.get("about") or "?", 200, style="bold"), ": ",
-                _one(ref.get("verdict") or "?", 40, style="bold red"),
-                (" (" if ref.get("reason") else "", ""), _one(ref.get("reason") or "", 80),
-                (")" if ref.get("reason") else "", ""),
-                ("  rests on ", "dim"), _one(", ".join(map(str, ref.get("restsOn") or [])) or "nothing", 200),
-            ))
+            out.append_text(
+                _line(
+                    "  - ",
+                    _one(ref.get("kind") or "claim", 40, style="bold"),
+                    " about ",
+                    _one(ref.get("about") or "?", 200, style="bold"),
+                    ": ",
+                    _one(ref.get("verdict") or "?", 40, style="bold red"),
+                    (" (" if ref.get("reason") else "", ""),
+                    _one(ref.get("reason") or "", 80),
+                    (")" if ref.get("reason") else "", ""),
+                    ("  rests on ", "dim"),
+                    _one(", ".join(map(str, ref.get("restsOn") or [])) or "nothing", 200),
+                )
+            )
             if ref.get("statement"):
                 out.append_text(_line("     “", _one(ref["statement"], 400, style="italic"), "”"))
             for contrary in ref.get("contrary") or []:
                 c = contrary if isinstance(contrary, dict) else {"handle": contrary}
-                out.append_text(_line(
-                    "     ", ("contrary read ", "bold red"), _one(c.get("handle") or "?", 60),
-                    ": rows ", _one(", ".join(map(str, c.get("rows") or [])), 200, style="bold"),
-                    (f" ({c['count']})" if c.get("count") is not None else "", "dim"),
-                ))
+                out.append_text(
+                    _line(
+                        "     ",
+                        ("contrary read ", "bold red"),
+                        _one(c.get("handle") or "?", 60),
+                        ": rows ",
+                        _one(", ".join(map(str, c.get("rows") or [])), 200, style="bold"),
+                        (f" ({c['count']})" if c.get("count") is not None else "", "dim"),
+                    )
+                )
             for gap in ref.get("gaps") or []:
-                out.append_text(_coverage_line("gap", gap if isinstance(gap, dict) else {"what": gap}, "yellow"))
+                out.append_text(
+                    _coverage_line("gap", gap if isinstance(gap, dict) else {"what": gap}, "yellow")
+                )
         elif "value" in ref:  # an unsupported value (evidence gate)
-            out.append_text(_line("  - unsupported value ", _one(ref.get("value"), 200, style="bold red"),
-                                  (f"  ({ref.get('shape')})" if ref.get("shape") else "", "dim"),
-                                  ("  appears in no tool result", "dim")))
+            out.append_text(
+                _line(
+                    "  - unsupported value ",
+                    _one(ref.get("value"), 200, style="bold red"),
+                    (f"  ({ref.get('shape')})" if ref.get("shape") else "", "dim"),
+                    ("  appears in no tool result", "dim"),
+                )
+            )
         elif "middleware" in ref:
-            out.append_text(_line("  - middleware ", _one(ref.get("middleware"), 80, style="bold"), ": ",
-                                  _one(ref.get("why") or "no reason given", 400)))
+            out.append_text(
+                _line(
+                    "  - middleware ",
+                    _one(ref.get("middleware"), 80, style="bold"),
+                    ": ",
+                    _one(ref.get("why") or "no reason given", 400),
+                )
+            )
         elif "toolName" in ref or "toolCallId" in ref:
-            out.append_text(_line("  - waiting on ", _one(ref.get("toolName"), 80, style="bold"), " ",
-                                  _one(ref.get("toolCallId") or "", 80, style="dim")))
+            out.append_text(
+                _line(
+                    "  - waiting on ",
+                    _one(ref.get("toolName"), 80, style="bold"),
+                    " ",
+                    _one(ref.get("toolCallId") or "", 80, style="dim"),
+                )
+            )
         else:
             out.append_text(_line("  - ", _one(_compact(ref), 600)))
     return out
@@ -324,8 +426,14 @@ def withheld_text(ev: dict[str, Any]) -> Text:
     w = ev.get("withheld") or {}
     detail: dict[str, Any] = w["detail"] if isinstance(w.get("detail"), dict) else {}
     out = _heading("WITHHELD ANSWER — the caller never received it", "bold white on red")
-    out.append_text(_line("  outcome ", _one(w.get("outcome"), 40, style="bold red"), "  ·  withheld by ",
-                          _one(channel_text(w.get("channel")), 200, style="bold")))
+    out.append_text(
+        _line(
+            "  outcome ",
+            _one(w.get("outcome"), 40, style="bold red"),
+            "  ·  withheld by ",
+            _one(channel_text(w.get("channel")), 200, style="bold"),
+        )
+    )
     if detail.get("summary"):
         out.append_text(_line("  ", _one(detail["summary"], 600)))
     out.append_text(_heading("WHAT THE MODEL DRAFTED (not delivered)"))
@@ -339,10 +447,18 @@ def withheld_text(ev: dict[str, Any]) -> Text:
     if gaps:
         out.append_text(_heading("GAPS THE RUN'S READS DECLARE"))
         for gap in gaps[:30]:
-            out.append_text(_line("  ", _one(gap.get("tool_name"), 80, style="bold"), " ",
-                                  (str(gap.get("list") or "").replace("_", " "), "yellow"), ": ",
-                                  _one(gap.get("what"), 300),
-                                  ("  — " if gap.get("why") else "", "dim"), _one(gap.get("why") or "", 300, "dim")))
+            out.append_text(
+                _line(
+                    "  ",
+                    _one(gap.get("tool_name"), 80, style="bold"),
+                    " ",
+                    (str(gap.get("list") or "").replace("_", " "), "yellow"),
+                    ": ",
+                    _one(gap.get("what"), 300),
+                    ("  — " if gap.get("why") else "", "dim"),
+                    _one(gap.get("why") or "", 300, "dim"),
+                )
+            )
     return out
 
 
@@ -373,8 +489,11 @@ def history_text(history: list[dict[str, Any]]) -> Text:
         out.append_text(_line(("  no labels yet", "dim italic")))
     for row in history[-50:]:
         parts: list[Any] = [
-            "  ", (str(row.get("created_at") or "")[:19].replace("T", " "), "dim"), "  ",
-            _one(row.get("reviewer"), 60, style="bold"), "  ",
+            "  ",
+            (str(row.get("created_at") or "")[:19].replace("T", " "), "dim"),
+            "  ",
+            _one(row.get("reviewer"), 60, style="bold"),
+            "  ",
             (str(row.get("verdict")), "bold" if row.get("verdict") != "cleared" else "dim"),
         ]
         if row.get("undoes"):
@@ -387,7 +506,9 @@ def history_text(history: list[dict[str, Any]]) -> Text:
     return out
 
 
-def evidence_text(ev: dict[str, Any], *, reviewer: str | None = None, pending_note: str | None = None) -> Text:
+def evidence_text(
+    ev: dict[str, Any], *, reviewer: str | None = None, pending_note: str | None = None
+) -> Text:
     """Everything about one finding a reviewer needs to label it, top to bottom."""
     finding = ev["finding"]
     run = ev.get("run") or {}
@@ -395,21 +516,29 @@ def evidence_text(ev: dict[str, Any], *, reviewer: str | None = None, pending_no
     history = ev.get("history") or []
     current = current_by_reviewer(history)
     out = Text()
-    out.append_text(_line(
-        ("⚑ ", "bold yellow"), _one(kind or "?", 60, style="bold red" if kind == WITHHELD_KIND else "bold yellow"),
-        ("  [" if finding.get("codes") else "", "yellow"),
-        _one(", ".join(map(str, finding.get("codes") or [])), 200, style="yellow"),
-        ("]" if finding.get("codes") else "", "yellow"),
-    ))
-    out.append_text(_line(
-        ("run ", "dim"), _one(run.get("run_id") or finding.get("run_id"), 120, style="bold"),
-        ("  agent ", "dim"), _one(run.get("agent_id") or "?", 80),
-        ("  outcome ", "dim"), _one(run.get("outcome") or "?", 40),
-        ("  pack ", "dim") if finding.get("pack_version") else "",
-        _one(finding.get("pack_version") or "", 80),
-        ("  iteration ", "dim") if finding.get("iteration") is not None else "",
-        str(finding.get("iteration")) if finding.get("iteration") is not None else "",
-    ))
+    out.append_text(
+        _line(
+            ("⚑ ", "bold yellow"),
+            _one(kind or "?", 60, style="bold red" if kind == WITHHELD_KIND else "bold yellow"),
+            ("  [" if finding.get("codes") else "", "yellow"),
+            _one(", ".join(map(str, finding.get("codes") or [])), 200, style="yellow"),
+            ("]" if finding.get("codes") else "", "yellow"),
+        )
+    )
+    out.append_text(
+        _line(
+            ("run ", "dim"),
+            _one(run.get("run_id") or finding.get("run_id"), 120, style="bold"),
+            ("  agent ", "dim"),
+            _one(run.get("agent_id") or "?", 80),
+            ("  outcome ", "dim"),
+            _one(run.get("outcome") or "?", 40),
+            ("  pack ", "dim") if finding.get("pack_version") else "",
+            _one(finding.get("pack_version") or "", 80),
+            ("  iteration ", "dim") if finding.get("iteration") is not None else "",
+            str(finding.get("iteration")) if finding.get("iteration") is not None else "",
+        )
+    )
     out.append_text(safe_text(finding.get("message") or "", limit=2_000))
     out.append("\n")
     out.append_text(_heading("LABELS"))
@@ -441,8 +570,11 @@ def evidence_text(ev: dict[str, Any], *, reviewer: str | None = None, pending_no
             out.append_text(_heading("REFS"))
             out.append_text(pretty_json(finding["refs"], limit=2_000))
             out.append("\n")
-        unnamed = ("  the gate looks through every tool result; every call of the run:"
-                   if kind == "evidence-gate" else None)
+        unnamed = (
+            "  the gate looks through every tool result; every call of the run:"
+            if kind == "evidence-gate"
+            else None
+        )
         out.append_text(reads_text(ev, unnamed=unnamed))
     out.append_text(history_text(history))
     out.append_text(_line(("id ", "dim"), _one(finding.get("id"), 80, style="dim")))

@@ -72,11 +72,19 @@ def finding_row_text(row: dict[str, Any], width: int, reviewer: str | None) -> T
 class FindingList(RunList):
     """Shows `row_count` findings in id order; blocks are read on demand (`BlockNeeded`, keyset on the id)."""
 
-    HELP: ClassVar[str] = "Every finding, in a stable order. `enter` opens its run; `n` jumps to the next unlabelled."
+    HELP: ClassVar[str] = (
+        "Every finding, in a stable order. `enter` opens its run; `n` jumps to the next unlabelled."
+    )
     EMPTY_MATCH: ClassVar[str] = "no findings match"
 
-    def __init__(self, *, reviewer: str | None = None, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        reviewer: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.reviewer = reviewer
 

@@ -26,7 +26,9 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
     if kind == "iteration":
         it = row.get("iteration")
         return Text.assemble(
-            ("▸ ", "bold cyan"), (f"iteration {it if it is not None else '?'}", "bold cyan"), "  ",
+            ("▸ ", "bold cyan"),
+            (f"iteration {it if it is not None else '?'}", "bold cyan"),
+            "  ",
             (_one_line(row.get("text")), "italic dim"),
         )
     if kind == "tool_call":
@@ -41,8 +43,12 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
         if row.get("refused"):
             flags.append("refused")
         return Text.assemble(
-            "  ", mark, (_one_line(row.get("tool_name"), 60), "bold"), "  ",
-            (_one_line(row.get("call_id"), 40), "dim"), "  ",
+            "  ",
+            mark,
+            (_one_line(row.get("tool_name"), 60), "bold"),
+            "  ",
+            (_one_line(row.get("call_id"), 40), "dim"),
+            "  ",
             (_one_line(status, 20), ERROR_STYLE if failed else ""),
             ("  " + " ".join(flags)) if flags else "",
             (f"  {row['duration_ms']} ms" if row.get("duration_ms") is not None else "", "dim"),
@@ -52,7 +58,9 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
         dropped = row.get("dropped_tools") or []
         names = ", ".join(str(d) for d in dropped) if isinstance(dropped, list) else str(dropped)
         return Text.assemble(
-            "  ", ("✂ evicted ", "magenta"), (_one_line(names, 120) or "context", "magenta"),
+            "  ",
+            ("✂ evicted ", "magenta"),
+            (_one_line(names, 120) or "context", "magenta"),
             (f"  ({_one_line(row.get('strategy'), 40)}, iteration {row.get('iteration')})", "dim"),
         )
     if kind == "finding":
@@ -62,9 +70,13 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
         body: Any = f"“{_one_line(quote, 160)}”" if quote else _one_line(f.get("message"), 200)
         placed = "" if f.get("span") or not f.get("field") else "  (unplaceable)"
         return Text.assemble(
-            "  ", ("⚑ ", FINDING_STYLE), (_one_line(f.get("kind"), 40), FINDING_STYLE),
+            "  ",
+            ("⚑ ", FINDING_STYLE),
+            (_one_line(f.get("kind"), 40), FINDING_STYLE),
             (f" [{_one_line(', '.join(str(c) for c in codes), 80)}]" if codes else "", "yellow"),
-            "  ", body, (placed, "dim"),
+            "  ",
+            body,
+            (placed, "dim"),
         )
     return Text(_one_line(row))
 
@@ -72,7 +84,9 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
 class Timeline(CursorList):
     """The rows of one run, in order. `finding_indices` lets the screen jump between findings."""
 
-    HELP: ClassVar[str] = "The run in order. `j`/`k` move, `[`/`]` jump between findings, `enter` focuses the detail."
+    HELP: ClassVar[str] = (
+        "The run in order. `j`/`k` move, `[`/`]` jump between findings, `enter` focuses the detail."
+    )
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
