@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.queries import _finding_out, _rows, get_run
+from store.queries import _finding_out, _rows
 
 LABEL_STATES = ("any", "unlabelled", "mine", "not-mine", "disagreement", "labelled")
 
@@ -127,7 +127,7 @@ def finding_evidence(db: Database, finding_id: str) -> dict[str, Any]:
 
         raise NotFound(f"no finding {finding_id!r} in this database")
     finding = _finding_out(rows[0])
-    run = get_run(db, finding["run_key"])
+    run = _evidence_run(db, finding["run_key"])
     calls = {c["call_id"]: c for c in run["tool_calls"]}
     coverage_by_call: dict[str | None, list[dict[str, Any]]] = {}
     for c in run["coverage"]:
@@ -186,6 +186,41 @@ def finding_evidence(db: Database, finding_id: str) -> dict[str, Any]:
         }
     out["history"] = _rows(db, "SELECT * FROM labels WHERE target_id = ? ORDER BY id", [finding_id])
     return out
+
+
+#: Arguments shown beside a read are cut to this many characters (a read's result is not needed here).
+ARGS_PREVIEW = 2_000
+
+
+def _evidence_run(db: Database, run_key: str) -> dict[str, Any]:
+    """What the evidence beside a finding needs of its run, light: no tool results, envelopes or payloads,
+    so a run with thousands of findings or megabyte results costs what a small one does."""
+    [run] = _rows(
+        db,
+        "SELECT key AS run_key, run_id, agent_id, outcome, outcome_channel, outcome_detail, prompt, answer, "
+        "started_at FROM runs WHERE key = ?",
+        [run_key],
+    )
+    calls = _rows(
+        db,
+        "SELECT call_id, tool_name, iteration, status, error, absent, substr(args, 1, ?) AS args "
+        "FROM tool_calls WHERE run_key = ? ORDER BY seq",
+        [ARGS_PREVIEW, run_key],
+    )
+    for c in calls:
+        c["error"], c["absent"] = bool(c["error"]), bool(c["absent"])
+    run["tool_calls"] = calls
+    run["coverage"] = _rows(
+        db,
+        "SELECT call_id, tool_name, list, what, why, origin, looked_for FROM coverage WHERE run_key = ? "
+        "ORDER BY rowid",
+        [run_key],
+    )
+    run["evictions"] = [
+        {k: v for k, v in e.items() if k not in ("run_key", "record")}
+        for e in _rows(db, "SELECT * FROM evictions WHERE run_key = ? ORDER BY ordinal", [run_key])
+    ]
+    return run
 
 
 def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
