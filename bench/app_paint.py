@@ -108,7 +108,9 @@ async def open_run(db: Path, run_key: str) -> dict[str, float]:
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.run_list.loaded)
         runs = app.screen
-        index = next(i for i in range(runs.run_list.row_count) if runs.run_list.row_at(i)["run_key"] == run_key)
+        index = next(
+            i for i in range(runs.run_list.row_count) if runs.run_list.row_at(i)["run_key"] == run_key
+        )
         runs.run_list.move_to(index)
         await pilot.pause()
         t0 = time.perf_counter()
@@ -193,8 +195,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((f"{label}: enter -> answer painted", got["answer"]))
             rows.append((f"{label}: enter -> timeline painted ({int(got['rows'])} rows)", got["timeline"]))
         width = max(len(name) for name, _ in rows)
-        print(f"built {args.runs:,} synthetic runs in {info['built_big_s']:.1f} s; "
-              f"median of {args.repeat} runs after a warm-up; headless {SIZE[0]}x{SIZE[1]}")
+        print(
+            f"built {args.runs:,} synthetic runs in {info['built_big_s']:.1f} s; "
+            f"median of {args.repeat} runs after a warm-up; headless {SIZE[0]}x{SIZE[1]}"
+        )
         print(f"{'measurement'.ljust(width)}  {'ms':>8}  {'x empty':>8}")
         print(f"{'-' * width}  {'-' * 8}  {'-' * 8}")
         for name, seconds in rows:

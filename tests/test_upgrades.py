@@ -21,7 +21,9 @@ def test_old_schema_migrates_in_place_with_labels_intact(tmp_path: Path) -> None
     db_file = tmp_path / "old.db"
     shutil.copy(OLD, db_file)
     raw = sqlite3.connect(db_file)
-    before_labels = raw.execute("SELECT uid, target_id, verdict, note, reviewer FROM labels ORDER BY id").fetchall()
+    before_labels = raw.execute(
+        "SELECT uid, target_id, verdict, note, reviewer FROM labels ORDER BY id"
+    ).fetchall()
     applied = [r[0] for r in raw.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
     raw.close()
     assert applied == ["m001_core", "m002_labels"] and len(before_labels) == 3
@@ -29,8 +31,13 @@ def test_old_schema_migrates_in_place_with_labels_intact(tmp_path: Path) -> None
     db = open_database(db_file)
     after = [r[0] for r in db.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
     assert after == [m.name for m in migrations._migrations]
-    assert db.execute("SELECT uid, target_id, verdict, note, reviewer FROM labels ORDER BY id").fetchall() == before_labels
-    joined = db.execute("SELECT count(*) FROM current_labels l JOIN findings f ON f.id = l.target_id").fetchone()[0]
+    assert (
+        db.execute("SELECT uid, target_id, verdict, note, reviewer FROM labels ORDER BY id").fetchall()
+        == before_labels
+    )
+    joined = db.execute(
+        "SELECT count(*) FROM current_labels l JOIN findings f ON f.id = l.target_id"
+    ).fetchone()[0]
     assert joined == 3
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -52,7 +59,9 @@ def test_newer_database_is_refused_untouched(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "content", [b"not a database at all", b"SQLite format 3\x00" + b"\xff" * 5000], ids=["text", "damaged-header"]
+    "content",
+    [b"not a database at all", b"SQLite format 3\x00" + b"\xff" * 5000],
+    ids=["text", "damaged-header"],
 )
 def test_corrupt_file_is_reported_never_overwritten(tmp_path: Path, content: bytes) -> None:
     db_file = tmp_path / "corrupt.db"

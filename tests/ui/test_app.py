@@ -56,8 +56,14 @@ async def open_run(pilot: Any, run_id: str) -> RunScreen:
     await pilot.pause()
     await pilot.press("enter")
     app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                     and app.screen.timeline.rows != [])
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, RunScreen)
+            and app.screen.run is not None
+            and app.screen.timeline.rows != []
+        ),
+    )
     return app.screen
 
 
@@ -93,8 +99,11 @@ async def test_runs_listed_with_withheld_runs_marked(app_factory, ui_db: Path) -
         for title in ("agent", "outcome", "calls", "finds", "gaps", "evict", "unlab"):
             assert title in header
         # unlabelled counts come from the service (no labels yet: every finding is unlabelled)
-        row = next(screen.run_list.row_at(i) for i in range(total)
-                   if screen.run_list.row_at(i)["run_id"] == EMOJI_RUN)
+        row = next(
+            screen.run_list.row_at(i)
+            for i in range(total)
+            if screen.run_list.row_at(i)["run_id"] == EMOJI_RUN
+        )
         assert row["unlabelled"] == row["findings"] == 2
 
 
@@ -152,7 +161,9 @@ async def test_sort_oldest_first(app_factory, ui_db: Path) -> None:
         screen = await runs_loaded(pilot)
         newest = [screen.run_list.row_at(i)["run_key"] for i in range(screen.run_list.row_count)]
         await pilot.press("s")
-        await wait_until(pilot, lambda: screen.sort == "oldest" and screen.run_list.row_at(0)["run_key"] == newest[-1])
+        await wait_until(
+            pilot, lambda: screen.sort == "oldest" and screen.run_list.row_at(0)["run_key"] == newest[-1]
+        )
         oldest = [screen.run_list.row_at(i)["run_key"] for i in range(screen.run_list.row_count)]
         assert oldest == newest[::-1]
 
@@ -175,7 +186,7 @@ async def test_enter_opens_run_with_answer_spans_on_the_right_characters(app_fac
             styled = [s for s in text.spans if (s.start, s.end) == (start, start + len(clause))]
             assert styled, f"no highlight exactly on {clause!r}"
             assert isinstance(styled[0].style, Style) and styled[0].style.bgcolor is not None
-            assert plain[styled[0].start:styled[0].end] == clause
+            assert plain[styled[0].start : styled[0].end] == clause
         # nothing outside the two clauses is highlighted
         highlighted = {i for s in text.spans for i in range(s.start, s.end)}
         expect = {i for c in (CLAUSE_1, CLAUSE_2) for i in range(plain.index(c), plain.index(c) + len(c))}
@@ -204,7 +215,7 @@ async def test_brackets_walk_findings_and_emphasise_the_span(app_factory) -> Non
         def current_clause() -> str:
             spans = [s for s in answer.answer_text.spans if s.style == CURRENT_SPAN]
             assert len(spans) == 1
-            return answer.answer_text.plain[spans[0].start:spans[0].end]
+            return answer.answer_text.plain[spans[0].start : spans[0].end]
 
         await pilot.press("right_square_bracket")
         await pilot.pause()
@@ -311,8 +322,15 @@ async def test_help_lists_every_binding_from_the_bindings(app_factory) -> None:
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         rows = {(keys, binding_id) for _section, keys, _desc, binding_id in app.screen.rows}
-        for expected in (("]", "run.next-finding"), ("[", "run.prev-finding"), ("esc", "run.back"),
-                         ("↓, j", "list.down"), ("↑, k", "list.up"), ("?, f1", "app.help"), ("^p", "app.commands")):
+        for expected in (
+            ("]", "run.next-finding"),
+            ("[", "run.prev-finding"),
+            ("esc", "run.back"),
+            ("↓, j", "list.down"),
+            ("↑, k", "list.up"),
+            ("?, f1", "app.help"),
+            ("^p", "app.commands"),
+        ):
             assert expected in rows, expected
         console = Console(width=160, file=io.StringIO(), record=True)
         console.print(app.screen.query_one("#help-bindings", Static).content)
@@ -332,8 +350,22 @@ async def test_every_binding_has_an_id(app_factory) -> None:
     from reviewer.ui.widgets.cursor_list import CursorList
     from reviewer.ui.widgets.finding_list import FindingList
 
-    for cls in (ReviewerApp, RunsScreen, RunScreen, Help, CursorList, RunList, Timeline, LabellingScreen, QueueScreen,
-                StatsScreen, NoteScreen, MissedChooser, AnswerView, FindingList):
+    for cls in (
+        ReviewerApp,
+        RunsScreen,
+        RunScreen,
+        Help,
+        CursorList,
+        RunList,
+        Timeline,
+        LabellingScreen,
+        QueueScreen,
+        StatsScreen,
+        NoteScreen,
+        MissedChooser,
+        AnswerView,
+        FindingList,
+    ):
         for binding in cls.BINDINGS:
             assert binding.id, f"{cls.__name__} {binding.key} has no id"  # type: ignore[union-attr]
 
@@ -405,7 +437,9 @@ async def test_a_database_that_cannot_open_is_reported(app_factory, tmp_path: Pa
     bad.write_bytes(b"this is not sqlite at all, not even close")
     app: ReviewerApp = app_factory(db_path=bad)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any("not an SQLite database" in n.message for n in app._notifications))
+        await wait_until(
+            pilot, lambda: any("not an SQLite database" in n.message for n in app._notifications)
+        )
         assert isinstance(app.screen, RunsScreen) and app.is_running
     assert bad.read_bytes().startswith(b"this is not sqlite")
 

@@ -38,7 +38,9 @@ async def test_blocks_load_on_demand_by_keyset(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: run_list.row_at(run_list.cursor) is not None)
         for _ in range(3):
             await pilot.press("pagedown")
-        await wait_until(pilot, lambda: run_list.row_at(run_list.cursor) is not None and run_list.cursor >= BLOCK)
+        await wait_until(
+            pilot, lambda: run_list.row_at(run_list.cursor) is not None and run_list.cursor >= BLOCK
+        )
         assert calls and calls[0]["after"] is not None and calls[0]["offset"] == 0
         # a jump to the end reads only the blocks on screen
         await pilot.press("end")
@@ -84,7 +86,9 @@ async def test_queue_over_many_findings_reads_only_what_is_shown(ui_db: Path) ->
     app.service.queue_block = spy  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await app.action_open_queue()
-        await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.showing is not None)
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.showing is not None
+        )
         finding_list = app.screen.finding_list
         assert app.screen.total == total and finding_list.cached_blocks == 1 and calls == []
         await pilot.press("end")

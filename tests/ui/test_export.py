@@ -15,7 +15,9 @@ from tests.ui.conftest import SIZE, wait_until
 
 async def test_export_labels_is_delivered_not_written(app_factory, ui_db: Path, monkeypatch) -> None:
     db = open_database(ui_db)
-    fid = db.execute("SELECT id FROM findings WHERE kind = 'unsupported-claim' ORDER BY id LIMIT 1").fetchone()[0]
+    fid = db.execute(
+        "SELECT id FROM findings WHERE kind = 'unsupported-claim' ORDER BY id LIMIT 1"
+    ).fetchone()[0]
     labels.label_finding(db, fid, "fp", "bob", note="bounded search only")
     db.close()
     app = app_factory(reviewer="ann")
@@ -33,7 +35,12 @@ async def test_export_labels_is_delivered_not_written(app_factory, ui_db: Path, 
     as_json, as_csv = delivered
     assert (as_json["name"], as_json["mime"]) == ("labels.json", "application/json")
     [row] = json.loads(as_json["text"])
-    assert (row["target_id"], row["verdict"], row["reviewer"], row["note"]) == (fid, "fp", "bob", "bounded search only")
+    assert (row["target_id"], row["verdict"], row["reviewer"], row["note"]) == (
+        fid,
+        "fp",
+        "bob",
+        "bounded search only",
+    )
     assert row["finding_kind"] == "unsupported-claim"
     assert as_csv["name"] == "labels.csv" and as_csv["text"].splitlines()[0].startswith("uid,target_id")
     assert fid in as_csv["text"]

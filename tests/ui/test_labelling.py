@@ -90,8 +90,13 @@ async def open_queue(pilot: Any, *, key: bool = False) -> QueueScreen:
 async def show(pilot: Any, screen: QueueScreen, finding_id: str) -> str:
     """Put the queue cursor on a finding and wait for its evidence; returns the panel's text."""
     await screen.go_to(finding_id)
-    await wait_until(pilot, lambda: screen.showing == finding_id
-                     and screen.query_one("#evidence", DetailPanel).showing == f"finding:{finding_id}")
+    await wait_until(
+        pilot,
+        lambda: (
+            screen.showing == finding_id
+            and screen.query_one("#evidence", DetailPanel).showing == f"finding:{finding_id}"
+        ),
+    )
     return drawn(screen.query_one("#evidence", DetailPanel))
 
 
@@ -104,8 +109,14 @@ async def open_run(pilot: Any, run_id: str) -> RunScreen:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.run_list.loaded)
     app.open_run(run_id)
-    await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                     and bool(app.screen.timeline.rows))
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, RunScreen)
+            and app.screen.run is not None
+            and bool(app.screen.timeline.rows)
+        ),
+    )
     return app.screen
 
 
@@ -153,11 +164,17 @@ async def test_queue_counter_filters_and_next_unlabelled(app_factory, label_db: 
         assert "kind=coverage-gap" in str(screen.query_one("#queue-status", Static).render())
         await pilot.press("s")  # label state: any -> unlabelled
         unlabelled = with_db(label_db, queue_count, kind="coverage-gap", state="unlabelled")
-        await wait_until(pilot, lambda: screen.filters.get("state") == "unlabelled" and screen.total == unlabelled)
-        assert unlabelled < gaps and gap not in {screen.finding_list.row_at(i)["id"] for i in range(unlabelled)}
+        await wait_until(
+            pilot, lambda: screen.filters.get("state") == "unlabelled" and screen.total == unlabelled
+        )
+        assert unlabelled < gaps and gap not in {
+            screen.finding_list.row_at(i)["id"] for i in range(unlabelled)
+        }
         screen.query_one("#q-state", Select).value = "not-mine"  # bob's label does not take it out
         not_mine = with_db(label_db, queue_count, kind="coverage-gap", state="not-mine", reviewer="ann")
-        await wait_until(pilot, lambda: screen.filters.get("state") == "not-mine" and screen.total == not_mine)
+        await wait_until(
+            pilot, lambda: screen.filters.get("state") == "not-mine" and screen.total == not_mine
+        )
         assert gap in {screen.finding_list.row_at(i)["id"] for i in range(not_mine)}
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.filters == {} and screen.total == total)
@@ -174,25 +191,67 @@ async def test_label_every_kind_from_the_keyboard(app_factory, label_db: Path) -
     """One finding of each kind, with what its evidence must show, labelled with one key."""
     clause = finding(label_db, "run_id = ? AND span_text = ?", [PROSE_RUN, CLAUSE])
     cases = [
-        (clause, "1", "tp",
-         ["FLAGGED CLAUSE", "Release check for", "READS IT RESTS ON", "list_incidents", "call-inc-1", "absent()",
-          "checked", "the incident store (tenant acme-corp)",
-          "not checked", "incidents opened in the last 5 minutes", "the search index lags by up to 5 minutes",
-          "cannot cover", "incidents filed by email", "email reports never enter this store",
-          "bounded negative", "reason to believe they cover everything",
-          "ABSOLUTE"]),  # "there are no …" outruns a search that declares gaps
+        (
+            clause,
+            "1",
+            "tp",
+            [
+                "FLAGGED CLAUSE",
+                "Release check for",
+                "READS IT RESTS ON",
+                "list_incidents",
+                "call-inc-1",
+                "absent()",
+                "checked",
+                "the incident store (tenant acme-corp)",
+                "not checked",
+                "incidents opened in the last 5 minutes",
+                "the search index lags by up to 5 minutes",
+                "cannot cover",
+                "incidents filed by email",
+                "email reports never enter this store",
+                "bounded negative",
+                "reason to believe they cover everything",
+                "ABSOLUTE",
+            ],
+        ),  # "there are no …" outruns a search that declares gaps
         (finding(label_db, "kind = 'coverage-gap'"), "2", "fp", ["cannot cover", "incidents filed by email"]),
-        (finding(label_db, "kind = 'dangling-reference'"), "2", "fp",
-         ["EVICTED GROUND", "whats_here left the window at iteration 4 by sliding-window",
-          "offered tool screen_fire depends on it"]),
-        (finding(label_db, "kind = 'evidence-gate' AND run_id = ?", [REFUSED_RUN]), "3", "unsure",
-         ["unsupported value 1500", "THE ANSWER, THOSE VALUES MARKED"]),
-        (finding(label_db, "kind = 'withheld-answer' AND run_id = ?", [TYPED_RUN]), "1", "justified",
-         ["1 withholding justified", "WITHHELD ANSWER", "typed negative refused", "Payments looks quiet",
-          "none about payments: refused (contrary-read)", "contrary read r2: rows INC-7",
-          "incidents filed by email"]),
-        (finding(label_db, "kind = 'withheld-answer' AND run_id = ?", [REFUSED_RUN]), "2", "wrong",
-         ["evidence gate", "about 1500 rx errors"]),
+        (
+            finding(label_db, "kind = 'dangling-reference'"),
+            "2",
+            "fp",
+            [
+                "EVICTED GROUND",
+                "whats_here left the window at iteration 4 by sliding-window",
+                "offered tool screen_fire depends on it",
+            ],
+        ),
+        (
+            finding(label_db, "kind = 'evidence-gate' AND run_id = ?", [REFUSED_RUN]),
+            "3",
+            "unsure",
+            ["unsupported value 1500", "THE ANSWER, THOSE VALUES MARKED"],
+        ),
+        (
+            finding(label_db, "kind = 'withheld-answer' AND run_id = ?", [TYPED_RUN]),
+            "1",
+            "justified",
+            [
+                "1 withholding justified",
+                "WITHHELD ANSWER",
+                "typed negative refused",
+                "Payments looks quiet",
+                "none about payments: refused (contrary-read)",
+                "contrary read r2: rows INC-7",
+                "incidents filed by email",
+            ],
+        ),
+        (
+            finding(label_db, "kind = 'withheld-answer' AND run_id = ?", [REFUSED_RUN]),
+            "2",
+            "wrong",
+            ["evidence gate", "about 1500 rx errors"],
+        ),
     ]
     app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann", auto_advance=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -210,10 +269,13 @@ async def test_label_every_kind_from_the_keyboard(app_factory, label_db: Path) -
             assert [(r["reviewer"], r["verdict"]) for r in rows] == [("ann", verdict)]
             assert with_db(label_db, labels.current, fid) == {"ann": verdict}
             mine = f"you (ann): {verdict}"
-            await wait_until(pilot, lambda mine=mine: mine in drawn(screen.query_one("#evidence", DetailPanel)))
+            await wait_until(
+                pilot, lambda mine=mine: mine in drawn(screen.query_one("#evidence", DetailPanel))
+            )
             assert screen.finding_list.cursor == screen.finding_list.index_of(fid)  # auto-advance is off
-        await wait_until(pilot, lambda: f"({len(cases)} by you)" in str(screen.query_one("#queue-status",
-                                                                                         Static).render()))
+        await wait_until(
+            pilot, lambda: f"({len(cases)} by you)" in str(screen.query_one("#queue-status", Static).render())
+        )
         assert f"{len(cases)} / " in str(screen.query_one("#queue-status", Static).render())
         assert errors(app) == []
 
@@ -231,7 +293,9 @@ async def test_auto_advance_and_undo(app_factory, label_db: Path) -> None:
         await show(pilot, screen, first)
         await pilot.press("1")
         await labelled(pilot, label_db, first)
-        await wait_until(pilot, lambda: screen.showing not in (None, first))  # advanced to the next unlabelled
+        await wait_until(
+            pilot, lambda: screen.showing not in (None, first)
+        )  # advanced to the next unlabelled
         # u right after: undoes the label just made (the cursor moved on) and goes back to it
         await pilot.press("u")
         rows = await labelled(pilot, label_db, first, 2)
@@ -241,8 +305,9 @@ async def test_auto_advance_and_undo(app_factory, label_db: Path) -> None:
 
         # turn auto-advance off, then change a verdict and undo the change: the previous one comes back
         await pilot.press("a")
-        await wait_until(pilot, lambda: screen.auto_advance is False
-                         and not screen.query_one("#q-advance", Checkbox).value)
+        await wait_until(
+            pilot, lambda: screen.auto_advance is False and not screen.query_one("#q-advance", Checkbox).value
+        )
         await show(pilot, screen, gap)
         await pilot.press("1")
         await labelled(pilot, label_db, gap)
@@ -294,10 +359,14 @@ async def test_notes_and_two_reviewers_disagreeing(app_factory, label_db: Path) 
         await wait_until(pilot, lambda: "DISAGREEMENT" in drawn(panel))
         assert "you (ann): tp" in drawn(panel) and "bob: fp" in drawn(panel)
         assert with_db(label_db, labels.current, fid) == {"ann": "tp", "bob": "fp"}
-        await wait_until(pilot, lambda: "1 disagreement" in str(screen.query_one("#queue-status", Static).render()))
+        await wait_until(
+            pilot, lambda: "1 disagreement" in str(screen.query_one("#queue-status", Static).render())
+        )
         index = screen.finding_list.index_of(fid)
         assert index is not None
-        assert screen.finding_list.render_line(index - screen.finding_list.scroll_offset.y).text.startswith("≠")
+        assert screen.finding_list.render_line(index - screen.finding_list.scroll_offset.y).text.startswith(
+            "≠"
+        )
         screen.query_one("#q-state", Select).value = "disagreement"
         await wait_until(pilot, lambda: screen.total == 1 and screen.finding_list.row_at(0)["id"] == fid)
 
@@ -342,14 +411,36 @@ async def test_run_screen_labels_missed_negatives_and_queue_link(app_factory, la
         await pilot.press("n")
         await wait_until(pilot, lambda: one(label_db, MISSED_COUNT) == 1)
         db = reader(label_db)
-        names = ("run_key", "span_start", "span_end", "span_text", "list", "reviewer", "verdict", "target_kind")
-        row = dict(zip(names, db.execute(f"SELECT {', '.join(names)} FROM labels WHERE verdict = 'missed'").fetchone(), strict=True))
+        names = (
+            "run_key",
+            "span_start",
+            "span_end",
+            "span_text",
+            "list",
+            "reviewer",
+            "verdict",
+            "target_kind",
+        )
+        row = dict(
+            zip(
+                names,
+                db.execute(f"SELECT {', '.join(names)} FROM labels WHERE verdict = 'missed'").fetchone(),
+                strict=True,
+            )
+        )
         db.close()
         target = text.index("for 𝔘S-East")  # a Python index: 🚀 and 𝔘 are one character each
-        assert row == {"run_key": screen.run_key, "span_start": target, "span_end": target + len("for 𝔘S-East"),
-                       "span_text": "for 𝔘S-East", "list": "none", "reviewer": "ann", "verdict": "missed",
-                       "target_kind": "missed-negative"}
-        assert text[row["span_start"]:row["span_end"]] == row["span_text"]
+        assert row == {
+            "run_key": screen.run_key,
+            "span_start": target,
+            "span_end": target + len("for 𝔘S-East"),
+            "span_text": "for 𝔘S-East",
+            "list": "none",
+            "reviewer": "ann",
+            "verdict": "missed",
+            "target_kind": "missed-negative",
+        }
+        assert text[row["span_start"] : row["span_end"]] == row["span_text"]
         assert not answer.selecting and app.focused is screen.timeline
         await wait_until(pilot, lambda: len(answer.missed) == 1)  # drawn underlined from now on
 
@@ -357,12 +448,14 @@ async def test_run_screen_labels_missed_negatives_and_queue_link(app_factory, la
         plain = answer.answer_text.plain
         words = "check for 𝔘S-East"
         at = plain.index(words)
-        x0, x1 = cell_len(plain[:at + 2]), cell_len(plain[:at + len(words) - 2])  # 🚀 takes two cells
+        x0, x1 = cell_len(plain[: at + 2]), cell_len(plain[: at + len(words) - 2])  # 🚀 takes two cells
         await pilot.mouse_down(answer, offset=(x0, 0))
         await pilot.hover(answer, offset=(x1, 0))
         await pilot.mouse_up(answer, offset=(x1, 0))
         await pilot.pause()
-        assert (screen.get_selected_text() or "x") in words  # part of the words, cut inside the first and last
+        assert (
+            screen.get_selected_text() or "x"
+        ) in words  # part of the words, cut inside the first and last
         await pilot.press("m")
         assert answer.selected_text == words and answer.selection_span[0] == text.index(words)
         await pilot.press("escape")  # escape leaves selection mode without a label
@@ -374,8 +467,14 @@ async def test_run_screen_labels_missed_negatives_and_queue_link(app_factory, la
         queue = await open_queue(pilot)
         await show(pilot, queue, clause)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                         and bool(app.screen.timeline.rows))
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, RunScreen)
+                and app.screen.run is not None
+                and bool(app.screen.timeline.rows)
+            ),
+        )
         run_screen = app.screen
         assert run_screen.timeline.row_at(run_screen.timeline.cursor)["id"] == clause
         await pilot.press("2")
@@ -411,7 +510,9 @@ async def test_a_label_waits_for_another_process_holding_the_database(app_factor
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await show(pilot, screen, fid)
-        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(label_db)], stdout=subprocess.PIPE, text=True)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(label_db)], stdout=subprocess.PIPE, text=True
+        )
         try:
             assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
             pressed = time.monotonic()
@@ -442,7 +543,9 @@ async def test_stats_packs_and_help(app_factory, label_db: Path) -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.run_list.loaded)
         # the palette offers the new screens; the stats show counts per kind and kappa per reviewer pair
         titles = [title for title, _callback, _help in ReviewerCommands(app.screen)._commands()]
-        assert {"Findings queue", "Findings queue: disagreements", "Label stats", "Phrase packs"} <= set(titles)
+        assert {"Findings queue", "Findings queue: disagreements", "Label stats", "Phrase packs"} <= set(
+            titles
+        )
         app.action_open_stats()
         await wait_until(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.stats is not None)
         stats = app.screen.stats
@@ -469,7 +572,13 @@ async def test_stats_packs_and_help(app_factory, label_db: Path) -> None:
         rows = {(keys, binding_id) for _s, keys, _d, binding_id in app.screen.rows}
         assert {("q", "runs.queue"), ("p", "runs.packs")} <= rows
         queue_rows = {(keys, binding_id) for _s, keys, _d, binding_id in binding_rows(app, QueueScreen())}
-        assert {("1", "label.tp"), ("2", "label.fp"), ("3", "label.unsure"), ("o", "label.note"),
-                ("u", "label.undo"), ("n", "queue.next-unlabelled")} <= queue_rows
+        assert {
+            ("1", "label.tp"),
+            ("2", "label.fp"),
+            ("3", "label.unsure"),
+            ("o", "label.note"),
+            ("u", "label.undo"),
+            ("n", "queue.next-unlabelled"),
+        } <= queue_rows
         run_rows = {(keys, binding_id) for _s, keys, _d, binding_id in binding_rows(app, RunScreen("x"))}
         assert {("m", "run.mark-missed"), ("1", "label.tp"), ("u", "label.undo")} <= run_rows

@@ -25,11 +25,22 @@ from reviewer.ui.results.table import parse_sort, sort_rows, table_model
 
 FACTS = [
     {"entity": "vol-001", "array": "A", "size_gb": 512, "used_pct": 71.5, "tier": "gold", "replicated": True},
-    {"entity": "vol-002", "array": "A", "size_gb": 1024, "used_pct": 93.2, "tier": "silver", "replicated": False},
+    {
+        "entity": "vol-002",
+        "array": "A",
+        "size_gb": 1024,
+        "used_pct": 93.2,
+        "tier": "silver",
+        "replicated": False,
+    },
     {"entity": "vol-003", "array": "A", "size_gb": 256, "used_pct": 12, "tier": "gold", "replicated": True},
 ]
-RENDER = {"default": "table", "columns": ["entity", "size_gb", "used_pct", "tier", "replicated"],
-          "sort": "used_pct desc", "filter_note": "replica-target volumes excluded"}
+RENDER = {
+    "default": "table",
+    "columns": ["entity", "size_gb", "used_pct", "tier", "replicated"],
+    "sort": "used_pct desc",
+    "filter_note": "replica-target volumes excluded",
+}
 
 
 def _plain(texts):
@@ -92,27 +103,35 @@ def test_chart_series_line_per_metric():
     }
     lines = chart_series(sem)
     assert list(lines) == ["avg_iops", "crc_errors"]
-    assert lines["avg_iops"] == [(datetime(2026, 8, 19, 6, tzinfo=UTC), 1840.0),
-                                 (datetime(2026, 8, 19, 7, tzinfo=UTC), 2210.0)]
+    assert lines["avg_iops"] == [
+        (datetime(2026, 8, 19, 6, tzinfo=UTC), 1840.0),
+        (datetime(2026, 8, 19, 7, tzinfo=UTC), 2210.0),
+    ]
     assert lines["crc_errors"] == [(datetime(2026, 8, 19, 6, tzinfo=UTC), 0.0)]
 
 
 def test_chart_series_line_per_entity_numeric_t_and_non_numeric_skipped():
-    sem = {"series": [
-        {"t": 2, "entity": "a", "metric": "m", "value": 5},
-        {"t": 1, "entity": "a", "metric": "m", "value": 4},
-        {"t": 1, "entity": "b", "metric": "m", "value": None},
-        {"t": 2, "entity": "b", "metric": "m", "value": "x"},
-        {"t": 3, "entity": "b", "metric": "m", "value": True},
-        {"t": 4, "entity": "b", "metric": "m", "value": 1},
-    ]}
+    sem = {
+        "series": [
+            {"t": 2, "entity": "a", "metric": "m", "value": 5},
+            {"t": 1, "entity": "a", "metric": "m", "value": 4},
+            {"t": 1, "entity": "b", "metric": "m", "value": None},
+            {"t": 2, "entity": "b", "metric": "m", "value": "x"},
+            {"t": 3, "entity": "b", "metric": "m", "value": True},
+            {"t": 4, "entity": "b", "metric": "m", "value": 1},
+        ]
+    }
     assert chart_series(sem) == {"a": [(1.0, 4.0), (2.0, 5.0)], "b": [(4.0, 1.0)]}
     assert skipped_points(sem) == 3
 
 
 def test_chart_series_adds_the_other_dimension_when_it_varies():
-    sem = {"series": [{"t": 1, "entity": "a", "metric": "x", "value": 1},
-                      {"t": 1, "entity": "a", "metric": "y", "value": 2}]}
+    sem = {
+        "series": [
+            {"t": 1, "entity": "a", "metric": "x", "value": 1},
+            {"t": 1, "entity": "a", "metric": "y", "value": 2},
+        ]
+    }
     assert set(chart_series(sem)) == {"a · x", "a · y"}
 
 
@@ -130,24 +149,34 @@ def test_format_age_and_provenance():
     assert format_age(300) == "5m 0s"
     assert format_age(42) == "42s"
     assert format_age(90061) == "1d 1h"
-    prov = {"measured_at": "2026-08-19T09:00:00Z", "age_seconds": 3600, "source": "Unisphere REST",
-            "source_export_date": "2026-08-19"}
+    prov = {
+        "measured_at": "2026-08-19T09:00:00Z",
+        "age_seconds": 3600,
+        "source": "Unisphere REST",
+        "source_export_date": "2026-08-19",
+    }
     text = _plain(provenance_lines(prov, datetime(2026, 8, 19, 11, tzinfo=UTC), has_data=True))
     assert "measured_at: 2026-08-19T09:00:00Z" in text
     assert "1h 0m old when the tool answered" in text and "2h 0m old now" in text
     assert "source: Unisphere REST" in text and "source_export_date: 2026-08-19" in text
-    unparsed = _plain(provenance_lines({"measured_at": "last year, roughly", "source": "s"}, None, has_data=True))
+    unparsed = _plain(
+        provenance_lines({"measured_at": "last year, roughly", "source": "s"}, None, has_data=True)
+    )
     assert "last year, roughly" in unparsed and "old now" not in unparsed
     assert "provenance: not stated" in _plain(provenance_lines(None, None, has_data=True))
 
 
 def test_coverage_lists_prefer_envelope_then_rows():
-    sem = {"coverage": {"checked": [{"what": "all volumes"}]},
-           "not_covered": ["snapshot capacity — timed out"]}
+    sem = {
+        "coverage": {"checked": [{"what": "all volumes"}]},
+        "not_covered": ["snapshot capacity — timed out"],
+    }
     assert coverage_lists(sem, None, "c1") == (["all volumes"], ["snapshot capacity — timed out"])
-    rows = [{"call_id": "c1", "list": "not_checked", "what": "dev", "why": None},
-            {"call_id": "c1", "list": "cannot_cover", "what": "hosts", "why": "no agent"},
-            {"call_id": "c2", "list": "checked", "what": "other call", "why": None}]
+    rows = [
+        {"call_id": "c1", "list": "not_checked", "what": "dev", "why": None},
+        {"call_id": "c1", "list": "cannot_cover", "what": "hosts", "why": "no agent"},
+        {"call_id": "c2", "list": "checked", "what": "other call", "why": None},
+    ]
     assert coverage_lists({}, rows, "c1") == ([], ["dev", "hosts — no agent"])
     assert coverage_from_rows(rows, "c2")["checked"] == ["other call"]
 
@@ -155,16 +184,28 @@ def test_coverage_lists_prefer_envelope_then_rows():
 def test_clarify_lines():
     assert _plain(clarify_lines({"clarify": None})) == "clarify: considered, no ambiguity"
     assert clarify_lines({}) == []
-    text = _plain(clarify_lines({"clarify": {"question": "which one?", "candidates": ["vol-001", "vol-007"]}}))
+    text = _plain(
+        clarify_lines({"clarify": {"question": "which one?", "candidates": ["vol-001", "vol-007"]}})
+    )
     assert "which one?" in text and "vol-001, vol-007" in text
 
 
 def test_caveat_lines_collects_everything():
-    sem = {"provenance": {"measured_at": "x", "source": "src"}, "not_covered": ["gap — why"], "clarify": None,
-           "grain": {"collapsed": "per-LUN"}}
+    sem = {
+        "provenance": {"measured_at": "x", "source": "src"},
+        "not_covered": ["gap — why"],
+        "clarify": None,
+        "grain": {"collapsed": "per-LUN"},
+    }
     text = _plain(caveat_lines({"call_id": "c"}, sem, None))
-    for needle in ("measured_at: x", "source: src", "not covered:", "gap — why", "collapsed: per-LUN",
-                   "clarify: considered, no ambiguity"):
+    for needle in (
+        "measured_at: x",
+        "source: src",
+        "not covered:",
+        "gap — why",
+        "collapsed: per-LUN",
+        "clarify: considered, no ambiguity",
+    ):
         assert needle in text
 
 
@@ -191,9 +232,17 @@ def test_plan_views():
 
 
 def test_absent_lines_from_rows_only():
-    rows = [{"call_id": "c", "list": "checked", "what": "db", "why": None, "origin": "absent", "looked_for": "X"},
-            {"call_id": "c", "list": "not_checked", "what": "archive", "why": "old", "origin": "absent",
-             "looked_for": "X"}]
+    rows = [
+        {"call_id": "c", "list": "checked", "what": "db", "why": None, "origin": "absent", "looked_for": "X"},
+        {
+            "call_id": "c",
+            "list": "not_checked",
+            "what": "archive",
+            "why": "old",
+            "origin": "absent",
+            "looked_for": "X",
+        },
+    ]
     text = _plain(absent_lines(None, rows, "c"))
     assert "Nothing found" in text and "looked for: X" in text and "db" in text and "archive — old" in text
 

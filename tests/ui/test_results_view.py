@@ -25,8 +25,15 @@ PROV = {"measured_at": "2026-08-19T09:00:00Z", "source": "hand-built"}
 
 @pytest.fixture
 def runs(db, db_path):
-    ingest(db, [SHARED_RECORDINGS / "semantics-table-and-chart.json",
-                SHARED_RECORDINGS / "absent-coverage-clarify-ceiling.json"], db_path=str(db_path), workers=1)
+    ingest(
+        db,
+        [
+            SHARED_RECORDINGS / "semantics-table-and-chart.json",
+            SHARED_RECORDINGS / "absent-coverage-clarify-ceiling.json",
+        ],
+        db_path=str(db_path),
+        workers=1,
+    )
     return {rid: get_run(db, rid) for rid in (TABLE_AND_CHART, ABSENT_ETC)}
 
 
@@ -36,10 +43,23 @@ def call_of(runs, run_id, call_id):
 
 
 def hand_call(semantics=None, result=None, **extra):
-    call = {"call_id": "h-1", "tool_name": "hand_tool", "args": {}, "result": result if result is not None else {},
-            "error": False, "status": None, "duration_ms": 1, "iteration": 1, "refused": None,
-            "args_invalid": None, "repeated": None, "absent": False, "has_semantics": semantics is not None,
-            "render": (semantics or {}).get("render"), "semantics": semantics}
+    call = {
+        "call_id": "h-1",
+        "tool_name": "hand_tool",
+        "args": {},
+        "result": result if result is not None else {},
+        "error": False,
+        "status": None,
+        "duration_ms": 1,
+        "iteration": 1,
+        "refused": None,
+        "args_invalid": None,
+        "repeated": None,
+        "absent": False,
+        "has_semantics": semantics is not None,
+        "render": (semantics or {}).get("render"),
+        "semantics": semantics,
+    }
     call.update(extra)
     return call
 
@@ -74,8 +94,13 @@ async def test_volume_inventory_table_in_hinted_order_and_sort(runs):
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         table = app.query_one(DataTable)
-        assert [c.label.plain for c in table.columns.values()] == ["entity", "size_gb", "used_pct", "tier",
-                                                                   "replicated"]
+        assert [c.label.plain for c in table.columns.values()] == [
+            "entity",
+            "size_gb",
+            "used_pct",
+            "tier",
+            "replicated",
+        ]
         rows = [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
         assert [r[0] for r in rows] == ["vol-002", "vol-001", "vol-003"]
         assert rows[0][2] == "93.2"
@@ -110,10 +135,13 @@ async def test_port_iops_chart_lines_per_metric_with_grain(runs):
 
 
 async def test_counter_series_shows_the_warning():
-    sem = {"af_semantics": True, "provenance": PROV,
-           "series": [{"t": i, "entity": "port-1", "metric": "rx_bytes", "value": 1000 * i} for i in range(5)],
-           "grain": {"interval": "5m", "aggregation": "counter", "is_counter": True},
-           "render": {"default": "chart"}}
+    sem = {
+        "af_semantics": True,
+        "provenance": PROV,
+        "series": [{"t": i, "entity": "port-1", "metric": "rx_bytes", "value": 1000 * i} for i in range(5)],
+        "grain": {"interval": "5m", "aggregation": "counter", "is_counter": True},
+        "render": {"default": "chart"},
+    }
     app = ResultApp(hand_call(sem))
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
@@ -184,8 +212,11 @@ async def test_unrecognised_marker_is_plain_json(runs):
 
 
 async def test_error_result_is_prominent():
-    call = hand_call(result="refund of 250 exceeds the 100.00 self-service limit", error=True,
-                     args_invalid=[{"path": "amount", "expected": "number", "got": "string"}])
+    call = hand_call(
+        result="refund of 250 exceeds the 100.00 self-service limit",
+        error=True,
+        args_invalid=[{"path": "amount", "expected": "number", "got": "string"}],
+    )
     app = ResultApp(call)
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
@@ -196,8 +227,12 @@ async def test_error_result_is_prominent():
 
 
 async def test_unknown_render_hint_falls_back_to_a_table():
-    sem = {"af_semantics": True, "provenance": PROV, "render": {"default": "heatmap"},
-           "facts": [{"entity": "rack-1", "temp_c": 31}, {"entity": "rack-2", "temp_c": 44}]}
+    sem = {
+        "af_semantics": True,
+        "provenance": PROV,
+        "render": {"default": "heatmap"},
+        "facts": [{"entity": "rack-1", "temp_c": 31}, {"entity": "rack-2", "temp_c": 44}],
+    }
     app = ResultApp(hand_call(sem))
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
@@ -208,8 +243,13 @@ async def test_unknown_render_hint_falls_back_to_a_table():
 
 
 async def test_prose_hint_writes_sentences():
-    sem = {"af_semantics": True, "provenance": PROV, "render": {"default": "prose"},
-           "facts": [{"entity": "vm-7", "state": "off", "cpu": 4}], "clarify": None}
+    sem = {
+        "af_semantics": True,
+        "provenance": PROV,
+        "render": {"default": "prose"},
+        "facts": [{"entity": "vm-7", "state": "off", "cpu": 4}],
+        "clarify": None,
+    }
     app = ResultApp(hand_call(sem))
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
@@ -231,8 +271,10 @@ async def test_raw_toggle_shows_the_exact_json(runs):
         raw = app.query_one(RawView)
         assert raw.display and not app.query_one(".result-drawn").display
         bodies = [w.content.plain for w in raw.query(".result-raw-json")]
-        assert bodies == [json.dumps(call["result"], indent=2, ensure_ascii=False),
-                          json.dumps(call["semantics"], indent=2, ensure_ascii=False)]
+        assert bodies == [
+            json.dumps(call["result"], indent=2, ensure_ascii=False),
+            json.dumps(call["semantics"], indent=2, ensure_ascii=False),
+        ]
         assert '"af_semantics": true' in screen_text(app) or '"facts": [' in screen_text(app)
         await pilot.press("r")
         await pilot.pause()
@@ -257,15 +299,20 @@ HOSTILE = "[bold red]x[/] \x1b[2J"
 @pytest.mark.parametrize("semantic", [False, True])
 async def test_hostile_strings_stay_literal_and_inert(semantic):
     if semantic:
-        sem = {"af_semantics": True,
-               "provenance": {"measured_at": HOSTILE, "source": HOSTILE},
-               "facts": [{"entity": HOSTILE, HOSTILE: HOSTILE}],
-               "series": [{"t": 1, "entity": HOSTILE, "metric": HOSTILE, "value": 1},
-                          {"t": 2, "entity": HOSTILE, "metric": HOSTILE, "value": 2}],
-               "grain": {"interval": HOSTILE, "aggregation": "avg", "is_counter": False},
-               "edges": [{"from": HOSTILE, "to": "b", "kind": HOSTILE}],
-               "not_covered": [HOSTILE], "clarify": {"question": HOSTILE, "candidates": [HOSTILE]},
-               "render": {"default": "table", "columns": ["entity", HOSTILE], "filter_note": HOSTILE}}
+        sem = {
+            "af_semantics": True,
+            "provenance": {"measured_at": HOSTILE, "source": HOSTILE},
+            "facts": [{"entity": HOSTILE, HOSTILE: HOSTILE}],
+            "series": [
+                {"t": 1, "entity": HOSTILE, "metric": HOSTILE, "value": 1},
+                {"t": 2, "entity": HOSTILE, "metric": HOSTILE, "value": 2},
+            ],
+            "grain": {"interval": HOSTILE, "aggregation": "avg", "is_counter": False},
+            "edges": [{"from": HOSTILE, "to": "b", "kind": HOSTILE}],
+            "not_covered": [HOSTILE],
+            "clarify": {"question": HOSTILE, "candidates": [HOSTILE]},
+            "render": {"default": "table", "columns": ["entity", HOSTILE], "filter_note": HOSTILE},
+        }
         call = hand_call(sem, result={"facts": sem["facts"]})
     else:
         call = hand_call(result={"name": HOSTILE, HOSTILE: [HOSTILE]})

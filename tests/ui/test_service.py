@@ -67,8 +67,13 @@ async def test_unlabelled_counts_follow_labels(service: ReviewService, ui_db: Pa
 
 def test_timeline_puts_unsequenced_findings_after_their_call() -> None:
     parts = {
-        "iterations": [{"seq": 1, "type": "agentfootprint.agent.iteration_start", "iteration": 1, "stage": "s"}],
-        "tool_calls": [{"call_id": "c1", "seq": 5, "tool_name": "t"}, {"call_id": "c2", "seq": 9, "tool_name": "u"}],
+        "iterations": [
+            {"seq": 1, "type": "agentfootprint.agent.iteration_start", "iteration": 1, "stage": "s"}
+        ],
+        "tool_calls": [
+            {"call_id": "c1", "seq": 5, "tool_name": "t"},
+            {"call_id": "c2", "seq": 9, "tool_name": "u"},
+        ],
         "evictions": [{"id": "e1", "seq": 7, "iteration": 1}],
     }
     findings = [
@@ -110,7 +115,9 @@ async def test_label_writes_return_the_new_state(service: ReviewService) -> None
     assert [r["verdict"] for r in got["history"]] == ["tp", "fp", "fp"]
     undone = await service.undo_label("ann", target["id"])
     assert undone["label"]["verdict"] == "tp" and {r: c["verdict"] for r, c in undone["current"].items()} == {
-        "ann": "tp", "bob": "fp"}
+        "ann": "tp",
+        "bob": "fp",
+    }
     progress = await service.queue_progress(reviewer="ann")
     assert (progress["labelled"], progress["mine"], progress["disagreements"]) == (1, 1, 1)
     assert (await service.queue_first(reviewer="ann", state="disagreement"))["total"] == 1

@@ -23,8 +23,14 @@ async def _open(pilot: Any, ident: str) -> RunScreen:
     app = pilot.app
     await _runs_ready(pilot)
     app.open_run(ident)
-    await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                     and bool(app.screen.timeline.rows))
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, RunScreen)
+            and app.screen.run is not None
+            and bool(app.screen.timeline.rows)
+        ),
+    )
     return app.screen
 
 
@@ -56,7 +62,15 @@ def test_queue_screen(snap_compare, app_factory, label_db) -> None:
         app = pilot.app
         await _runs_ready(pilot)
         await pilot.press("q")
-        await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.showing is not None
-                         and app.screen.query_one("#evidence").showing == f"finding:{app.screen.showing}")
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, QueueScreen)
+                and app.screen.showing is not None
+                and app.screen.query_one("#evidence").showing == f"finding:{app.screen.showing}"
+            ),
+        )
 
-    assert snap_compare(app_factory(db_path=label_db, reviewer="ann"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        app_factory(db_path=label_db, reviewer="ann"), terminal_size=SIZE, run_before=run_before
+    )

@@ -20,7 +20,7 @@ def test_inert_map_follows_lengthened_characters() -> None:
     safe, mapping = inert_mapped(raw)
     assert safe == inert(raw) and mapping is not None and len(mapping) == len(raw) + 1
     for i, ch in enumerate(raw):
-        assert safe[mapping[i]:mapping[i + 1]] == inert(ch)
+        assert safe[mapping[i] : mapping[i + 1]] == inert(ch)
     assert inert_mapped("plain 🚀 text") == ("plain 🚀 text", None)
 
 
@@ -57,9 +57,18 @@ def test_recorded_text_is_never_markup() -> None:
 
 
 def test_run_row_marks_withheld_and_fits_its_width() -> None:
-    row = {"outcome": "refused", "started_at": "2026-11-30T01:27:03.213Z", "agent_id": "agent\x1b[31m" + "a" * 40,
-           "tool_calls": 1, "findings": 2, "coverage_gaps": 0, "evictions": 0, "unlabelled": None,
-           "tenant": None, "run_id": "run-1"}
+    row = {
+        "outcome": "refused",
+        "started_at": "2026-11-30T01:27:03.213Z",
+        "agent_id": "agent\x1b[31m" + "a" * 40,
+        "tool_calls": 1,
+        "findings": 2,
+        "coverage_gaps": 0,
+        "evictions": 0,
+        "unlabelled": None,
+        "tenant": None,
+        "run_id": "run-1",
+    }
     text = row_text(row, 160)
     assert text.plain.startswith(WITHHELD_MARK) and f"{WITHHELD_MARK} refused" in text.plain
     assert "\x1b" not in text.plain and "—" in text.plain
