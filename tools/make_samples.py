@@ -32,25 +32,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.corpus import slice_utf16, utf16_len, utf16_span  # noqa: E402
+from bench.corpus import ABSENT_NOTE, SEMANTICS_NOTE, slice_utf16, utf16_len, utf16_span  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_TEMPLATES = Path("/work/shared/recordings")
+DEFAULT_TEMPLATES = Path(__file__).resolve().parents[2] / "shared" / "recordings"
 PRODUCER = {"agentfootprintVersion": "9.62.0", "footprintjsVersion": "9.24.0"}
 PACK = "en-negatives@3"
 PACK_EXT = "en-negatives@3+ext:5d41402a"
-SEMANTICS_NOTE = (
-    "Typed data, not prose. `grain` and `provenance` are caveats that travel with the numbers: check "
-    "`is_counter` before summing values from a series, read `measured_at` (and `age_seconds`) as how old "
-    "the data is, and treat everything under `not_covered` as ground this result does NOT cover \u2014 a "
-    "clean look here says nothing about it."
-)
-ABSENT_NOTE = (
-    "The search ran and matched nothing. This is an ANSWER, not an error: nothing failed, nothing was "
-    "substituted for what was asked, and calling this tool again with the same arguments returns this same "
-    "result. `checked` is the ground this answer covers; anything under `not_checked` or `cannot_cover` is "
-    "ground it does NOT cover, and reaching that needs a different question, not a retry."
-)
 DASH = " \u2014 "
 
 

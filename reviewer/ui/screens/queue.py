@@ -38,10 +38,6 @@ FILTER_NAMES = ("kind", "code", "tool", "pack_version", "state")
 EVIDENCE_DEBOUNCE_S = 0.06
 
 
-def _option(value: str, width: int = 40) -> tuple[Text, str]:
-    return Text(inert(value[:width], keep_newlines=False)), value
-
-
 def progress_text(progress: dict[str, int] | None, shown: int | None, filters: dict[str, Any]) -> Text:
     """`37 / 120 labelled (12 by you) · 3 disagreements · showing 120` and the active filters."""
     out = Text()
@@ -171,18 +167,12 @@ class QueueScreen(LabellingScreen):
     @work(exclusive=True, group="queue-facets", exit_on_error=False)
     async def load_facets(self) -> None:
         facets = await self.service.queue_facets()
-        for name, key in (
-            ("kind", "kinds"),
-            ("code", "codes"),
-            ("tool", "tools"),
-            ("pack_version", "pack_versions"),
-        ):
-            select: Select[str] = self.query_one(f"#{SELECTS[name]}", Select)
-            with select.prevent(Select.Changed):
-                select.set_options([_option(v) for v in facets.get(key, [])])
-                current = self.filters.get(name)
-                if current is not None and current in facets.get(key, []):
-                    select.value = current
+        self.fill_selects(
+            SELECTS,
+            facets,
+            {"kind": "kinds", "code": "codes", "tool": "tools", "pack_version": "pack_versions"},
+            self.filters,
+        )
 
     @on(FindingList.BlockNeeded)
     def _block_needed(self, event: FindingList.BlockNeeded) -> None:

@@ -39,10 +39,6 @@ FILTER_NAMES = ("outcome", "has_findings", "kind", "agent", "tenant", "pack_vers
 SEARCH_DEBOUNCE_S = 0.35
 
 
-def _option(value: str, width: int = 40) -> tuple[Text, str]:
-    return Text(inert(value[:width], keep_newlines=False)), value
-
-
 class RunsScreen(BaseScreen):
     """Coordinator: filter widgets and the run list down, block requests and selections up."""
 
@@ -117,18 +113,12 @@ class RunsScreen(BaseScreen):
     @work(exclusive=True, group="runs-facets", exit_on_error=False)
     async def load_facets(self) -> None:
         facets = await self.service.facets()
-        for name, key in (
-            ("kind", "kinds"),
-            ("agent", "agents"),
-            ("tenant", "tenants"),
-            ("pack_version", "pack_versions"),
-        ):
-            select: Select[str] = self.query_one(f"#{SELECTS[name]}", Select)
-            with select.prevent(Select.Changed):
-                select.set_options([_option(v) for v in facets.get(key, [])])
-                current = self.filters.get(name)
-                if current is not None and current in facets.get(key, []):
-                    select.value = current
+        self.fill_selects(
+            SELECTS,
+            facets,
+            {"kind": "kinds", "agent": "agents", "tenant": "tenants", "pack_version": "pack_versions"},
+            self.filters,
+        )
 
     @on(RunList.BlockNeeded)
     def _block_needed(self, event: RunList.BlockNeeded) -> None:
