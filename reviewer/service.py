@@ -145,9 +145,20 @@ class ReviewService:
         return await self._call(ui_queries.run_header, ident)
 
     async def run_timeline(self, run_key: str, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The run's timeline rows in order: iterations, tool calls, evictions and `findings` (from the header)."""
-        parts = await self._call(ui_queries.run_timeline_parts, run_key, max_rows=TIMELINE_CAP)
-        return build_timeline(parts, findings)
+        """The run's timeline rows in order: iterations, tool calls, evictions and `findings` (from the header),
+        each finding row with its reviewers' current verdicts under "labels"."""
+
+        def work(db: Database) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+            return ui_queries.run_timeline_parts(db, run_key, max_rows=TIMELINE_CAP), queue.run_verdicts(
+                db, run_key
+            )
+
+        parts, verdicts = await self._call(work)
+        rows = build_timeline(parts, findings)
+        for row in rows:
+            if row["kind"] == "finding":
+                row["labels"] = verdicts.get(row["id"], {})
+        return rows
 
     async def tool_call(self, run_key: str, call_id: str) -> dict[str, Any]:
         """`{"call": <get_run tool_calls element>, "coverage": [...]}` for one call."""

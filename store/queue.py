@@ -322,6 +322,18 @@ def current_verdicts(db: Database, target_id: str) -> dict[str, dict[str, Any]]:
     return {r[0]: {"verdict": r[1], "note": r[2], "created_at": r[3]} for r in cur}
 
 
+def run_verdicts(db: Database, run_key: str) -> dict[str, dict[str, str]]:
+    """finding id -> {reviewer: current verdict} for the findings of one run (for marks on its timeline)."""
+    out: dict[str, dict[str, str]] = {}
+    for target, reviewer, verdict in db.execute(
+        "SELECT l.target_id, l.reviewer, l.verdict FROM current_labels l WHERE l.run_key = ? "
+        "AND l.target_kind != 'missed-negative' ORDER BY l.reviewer",
+        [run_key],
+    ):
+        out.setdefault(target, {})[reviewer] = verdict
+    return out
+
+
 def missed_for_run(db: Database, run_key: str) -> list[dict[str, Any]]:
     """Current missed-negative labels on a run's answer (any reviewer), in answer order."""
     return _rows(

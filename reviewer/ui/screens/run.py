@@ -269,6 +269,8 @@ class RunScreen(LabellingScreen):
         )
 
     def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
+        current = result.get("current") or {}
+        self.timeline.set_finding_labels(finding_id, {who: row["verdict"] for who, row in current.items()})
         self.redraw_evidence(finding_id)
         if verdict is not None:
             self.notify(f"labelled {verdict}", markup=False, timeout=2)

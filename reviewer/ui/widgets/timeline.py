@@ -74,11 +74,23 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
             ("⚑ ", FINDING_STYLE),
             (_one_line(f.get("kind"), 40), FINDING_STYLE),
             (f" [{_one_line(', '.join(str(c) for c in codes), 80)}]" if codes else "", "yellow"),
+            label_marks(row.get("labels") or {}),
             "  ",
             body,
             (placed, "dim"),
         )
     return Text(_one_line(row))
+
+
+def label_marks(labels: dict[str, str]) -> Text:
+    """`  ✓ ann:tp bob:fp` (reviewers' current verdicts), marked when they disagree."""
+    if not labels:
+        return Text("")
+    disagree = len(set(labels.values())) > 1
+    out = Text("  ")
+    out.append("≠ " if disagree else "✓ ", style="bold red" if disagree else "green")
+    out.append(" ".join(f"{_one_line(who, 24)}:{verdict}" for who, verdict in labels.items()), style="green")
+    return out
 
 
 class Timeline(CursorList):
@@ -109,6 +121,14 @@ class Timeline(CursorList):
             if r["kind"] == "finding" and r["id"] == finding_id:
                 return i
         return None
+
+    def set_finding_labels(self, finding_id: str, labels: dict[str, str]) -> None:
+        """Show a finding's new current verdicts (after a label or an undo) without reloading the run."""
+        index = self.index_of_finding(finding_id)
+        if index is not None:
+            self.rows[index]["labels"] = labels
+            self._texts.pop(index, None)
+            self.refresh()
 
     def row_at(self, index: int) -> dict[str, Any] | None:
         return self.rows[index] if 0 <= index < len(self.rows) else None
