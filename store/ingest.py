@@ -33,8 +33,9 @@ from store.writer import Prepared, note_source, to_tuples, write_quarantine, wri
 
 CODEC = "zstd"
 ZSTD_LEVEL = 3
-#: Page cache of each ingest connection (KiB): writes are appends, a big cache only costs memory.
-INGEST_CACHE_KIB = 8192
+#: Page cache of each ingest connection (KiB): 8 MiB made event-heavy ingests 1.4x slower (index pages
+#: re-read), 64 MiB was no faster than this; the memory row of `python -m bench` watches the cost.
+INGEST_CACHE_KIB = 32768
 #: Below this much input, worker start-up costs more than it saves.
 PARALLEL_MIN_BYTES = 24 * 1024 * 1024
 
