@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fresh", action="store_true", help="Rebuild the database first.")
     args = parser.parse_args(argv)
 
-    from reviewer.pack_cli import change_pack, create_pack, run_replay
+    from reviewer.packs import change_pack, create_pack, run_replay
     from store.db import open_database
     from store.packs import count_answers, latest_pack
 

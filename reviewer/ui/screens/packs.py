@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from reviewer.pack_cli import change_pack, decide, export_text, run_replay, suggestions, to_domain
+from reviewer.packs import change_pack, decide, export_text, run_replay, suggestions, to_domain
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import CAVEAT, DEFAULT_HOLDOUT, report_lines
 from reviewer.review.replay import DEFAULT_SEED
