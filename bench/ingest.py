@@ -23,7 +23,11 @@ from pathlib import Path
 
 import orjson
 
+from store.writer import ROW_TABLES
+
 CORPUS_ROOT = Path(__file__).resolve().parent / "corpus"
+#: The tables an ingest fills with rows (the extracted rows plus the full-text documents).
+TABLES = (*ROW_TABLES, "search_docs")
 
 
 @dataclass
@@ -91,19 +95,7 @@ def our_ingest(paths: list[Path], workers: int | None) -> tuple[float, int, Path
     report = ingest(db, paths, db_path=str(db_path), workers=workers)
     seconds = time.perf_counter() - t
     assert not report.quarantined, report.quarantined[:3]
-    rows = sum(
-        db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-        for table in (
-            "runs",
-            "tool_calls",
-            "semantics",
-            "coverage",
-            "evictions",
-            "findings",
-            "events",
-            "search_docs",
-        )
-    )
+    rows = sum(db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in TABLES)
     db.close()
     return seconds, report.events, db_path, rows
 
@@ -111,7 +103,7 @@ def our_ingest(paths: list[Path], workers: int | None) -> tuple[float, int, Path
 def raw_insert(db_path: Path) -> tuple[float, int]:
     """executemany of the very rows our ingest wrote, into bare tables in one transaction: rows/s limit."""
     src = sqlite3.connect(db_path)
-    tables = ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events", "search_docs")
+    tables = TABLES
     data = {t: src.execute(f"SELECT * FROM {t}").fetchall() for t in tables}
     cols = {t: [d[1] for d in src.execute(f"PRAGMA table_info({t})")] for t in tables}
     src.close()

@@ -101,3 +101,35 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], *, timeout: floa
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
     await pilot.pause()
+
+
+async def runs_screen_ready(pilot: Any) -> Any:
+    """Wait for the runs screen with its first block of rows; returns it."""
+    from reviewer.ui.screens.runs import RunsScreen
+
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.run_list.loaded)
+    return app.screen
+
+
+async def run_screen_ready(pilot: Any) -> Any:
+    """Wait for an opened run screen with its header and timeline drawn; returns it."""
+    from reviewer.ui.screens.run import RunScreen
+
+    app = pilot.app
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, RunScreen)
+            and app.screen.run is not None
+            and bool(app.screen.timeline.rows)
+        ),
+    )
+    return app.screen
+
+
+async def jump_to_run(pilot: Any, ident: str) -> Any:
+    """Open a run directly (as the palette's "jump to run" does), once the runs screen is up."""
+    await runs_screen_ready(pilot)
+    pilot.app.open_run(ident)
+    return await run_screen_ready(pilot)

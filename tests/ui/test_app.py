@@ -22,7 +22,7 @@ from reviewer.ui.widgets.run_list import WITHHELD_MARK, RunList
 from reviewer.ui.widgets.timeline import Timeline
 from store.db import open_database
 from store.queries import list_runs
-from tests.ui.conftest import SIZE, wait_until
+from tests.ui.conftest import SIZE, run_screen_ready, wait_until
 from tests.ui.recordings import CLAUSE_1, CLAUSE_2, DENIED_RUN, EMOJI_RUN, PROMPT
 
 SHARED_WITHHELD = {"refused", "denied", "paused", "contract_unmet"}
@@ -55,16 +55,7 @@ async def open_run(pilot: Any, run_id: str) -> RunScreen:
     run_list.move_to(index)
     await pilot.pause()
     await pilot.press("enter")
-    app = pilot.app
-    await wait_until(
-        pilot,
-        lambda: (
-            isinstance(app.screen, RunScreen)
-            and app.screen.run is not None
-            and app.screen.timeline.rows != []
-        ),
-    )
-    return app.screen
+    return await run_screen_ready(pilot)
 
 
 def expected_runs(db_path: Path, **filters: Any) -> list[str]:

@@ -31,7 +31,7 @@ from reviewer.ui.widgets.detail import DetailPanel
 from store import labels
 from store.db import connect
 from store.queue import queue_count, queue_page
-from tests.ui.conftest import SIZE, wait_until
+from tests.ui.conftest import SIZE, jump_to_run, wait_until
 
 PROSE_RUN = "run-1796003100000-1"  # sample_recordings/negative-claims-prose.json
 TYPED_RUN = "run-1796003280000-1"  # sample_recordings/typed-negatives-withheld.json
@@ -105,19 +105,7 @@ async def labelled(pilot: Any, db_path: Path, finding_id: str, count: int = 1) -
     return with_db(db_path, labels.history, finding_id)  # type: ignore[no-any-return]
 
 
-async def open_run(pilot: Any, run_id: str) -> RunScreen:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.run_list.loaded)
-    app.open_run(run_id)
-    await wait_until(
-        pilot,
-        lambda: (
-            isinstance(app.screen, RunScreen)
-            and app.screen.run is not None
-            and bool(app.screen.timeline.rows)
-        ),
-    )
-    return app.screen
+open_run = jump_to_run
 
 
 def errors(app: ReviewerApp) -> list[str]:
