@@ -1,0 +1,118 @@
+"""What the person received: `delivered` and `delivered_as`, kept apart from what went wrong.
+
+Pure (no SQL). `classify_outcome` says which channel decided the run; this module answers the other
+question (negative-claims.md section 3, recording-format.md section 10, and the framework's
+`src/core/agent/stages/route.ts`): an output contract unmet is delivered raw (`run()` "does NOT
+throw"), a wrapped-up run delivered its wrap-up answer, a cut-short run delivered "whatever text rode
+the last call". Only refusal, output denial, a permission halt, a withheld typed negative and a pause
+leave the person with nothing, and only the first four are withheld answers: a paused run is still
+awaiting a person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from store.outcome import RunEvents, classify_outcome
+
+DELIVERED_AS = ("drafted", "raw", "fallback", "wrap-up", "fragment")
+#: Events that only `runTyped()` emits when its output fallback tiers ran (src/core/outputFallback.ts).
+FALLBACK_EVENTS = ("resilience.output_fallback_triggered", "resilience.output_canned_used")
+#: Outcomes whose answer never reached the person although `turn_end.finalContent` may hold it.
+WITHHOLDING = frozenset({"withheld", "refused", "denied", "halted"})
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What the person received; `outcome` is the run's outcome with `halted` told apart."""
+
+    outcome: str
+    delivered: bool
+    delivered_as: str | None
+    withheld: bool
+    headline: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "delivered": self.delivered,
+            "delivered_as": self.delivered_as,
+            "withheld": self.withheld,
+            "headline": self.headline,
+        }
+
+
+def _d(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def decide_delivery(run: RunEvents, outcome: dict[str, Any] | None = None) -> Delivery:
+    """Decide what the person received, from the run's events and its classified outcome."""
+    outcome = outcome if outcome is not None else classify_outcome(run)
+    kind = str(outcome.get("outcome"))
+    by_type = run.by_type
+    has_end = bool(by_type.get("agent.turn_end"))
+
+    if kind == "paused":
+        return Delivery("paused", False, None, False, f"paused, awaiting a person: {_question(run)}")
+    halts = by_type.get("permission.halt", [])
+    if halts and kind in ("incomplete", "delivered", "paused"):
+        p = run.payload(halts[-1])
+        why = p.get("reason") or "no reason recorded"
+        return Delivery(
+            "halted", False, None, True, f"halted by a permission policy at {p.get('target')!r}: {why}"
+        )
+    if kind == "withheld":
+        return Delivery(kind, False, None, True, "WITHHELD: the typed negative was not established")
+    if kind in WITHHOLDING:
+        return Delivery(kind, False, None, True, f"WITHHELD: {outcome.get('summary')}")
+    if any(by_type.get(t) for t in FALLBACK_EVENTS):
+        return Delivery(kind, True, "fallback", False, "delivered the output fallback in place of the draft")
+    if kind == "contract_unmet":
+        return Delivery(kind, True, "raw", False, "delivered raw: failed its output contract")
+    if kind == "cut_short":
+        return _stopped(run, outcome)
+    if kind == "incomplete" or not has_end:
+        return Delivery(kind, False, None, False, "no answer recorded in this recording")
+    sentence = _typed_state_searched(run)
+    if sentence is not None:
+        return Delivery(kind, True, "fallback", False, f"delivered the state-searched fallback: {sentence}")
+    return Delivery(kind, True, "drafted", False, "delivered as drafted")
+
+
+def _stopped(run: RunEvents, outcome: dict[str, Any]) -> Delivery:
+    """Wrapped up (the wrap-up answer IS the turn's answer) or cut short (a fragment)."""
+    refs = outcome.get("refs") or [{}]
+    detail = _d(refs[0])
+    budget = run.by_type.get("agent.budget_exhausted", [])
+    action = run.payload(budget[-1]).get("action") if budget else None
+    reason = detail.get("reason") or "a budget"
+    if action == "wrapped-up" or (action is None and detail.get("wrappedUp") is True):
+        return Delivery("cut_short", True, "wrap-up", False, f"delivered the wrap-up answer after {reason}")
+    return Delivery("cut_short", True, "fragment", False, f"delivered a fragment: cut short at {reason}")
+
+
+def _question(run: RunEvents) -> str:
+    pauses = run.by_type.get("pause.request", [])
+    if not pauses:
+        return "no question recorded"
+    p = run.payload(pauses[-1])
+    asked = _d(p.get("questionPayload")).get("question") or p.get("reason")
+    return str(asked) if asked else "no question recorded"
+
+
+def _typed_state_searched(run: RunEvents) -> str | None:
+    """The fallback sentence a `state-searched` typed account delivered, if that is what happened."""
+    ends = run.by_type.get("agent.turn_end", [])
+    if not ends:
+        return None
+    account = _d(run.payload(ends[-1]).get("answerNegatives"))
+    if account.get("delivery") != "state-searched":
+        return None
+    fallback = account.get("fallback")
+    return (
+        str(fallback)
+        if fallback
+        else "The requested complete-list claim is not established; only this absence is."
+    )
