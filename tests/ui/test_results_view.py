@@ -348,3 +348,50 @@ async def test_a_one_megabyte_result_does_not_freeze():
         body = app.query_one(".result-raw-json", Static).content.plain
         assert len(body) < 101_000 and "truncated for display" in body
     assert time.perf_counter() - started < 10
+
+
+def _series_sem(aggregation: str, **render: object) -> dict:
+    return {
+        "af_semantics": True,
+        "provenance": PROV,
+        "series": [{"t": i, "entity": "sensor-1", "metric": "temp", "value": 20 + i} for i in range(4)],
+        "grain": {"interval": "1h", "aggregation": aggregation},
+        "render": {"default": "chart", **render},
+    }
+
+
+async def test_chart_keeps_its_filter_note():
+    sem = _series_sem("avg", filter_note="decommissioned sensors excluded")
+    app = ResultApp(hand_call(sem))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        assert list(app.query_one(SeriesPlot).lines) == ["sensor-1"]
+        assert "filter: decommissioned sensors excluded" in screen_text(app)
+
+
+async def test_graph_prose_and_secondary_table_keep_the_filter_note():
+    sem = {
+        "af_semantics": True,
+        "provenance": PROV,
+        "facts": [{"entity": "a", "state": "up"}],
+        "edges": [{"from": "a", "to": "b", "kind": "zoned-to"}],
+        "render": {"default": "graph", "filter_note": "lab fabric excluded"},
+    }
+    app = ResultApp(hand_call(sem))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        seen = screen_text(app)
+        assert seen.count("filter: lab fabric excluded") == 2  # the graph and the facts table under it
+
+
+async def test_summary_of_readings_is_not_a_counter_but_sums_are():
+    app = ResultApp(hand_call(_series_sem("summary of readings")))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        seen = screen_text(app)
+        assert "aggregation: summary of readings" in seen
+        assert "is_counter not stated" not in seen and "aggregation: summary of readings" in seen
+    app = ResultApp(hand_call(_series_sem("Sums")))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        assert "⚠ is_counter not stated for a" in screen_text(app)

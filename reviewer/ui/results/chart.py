@@ -12,13 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from reviewer.review.render_hints import is_counter_looking
+
 from .safe import as_dict, as_list, cell, is_number, line, scalar_str, show
 from .table import sort_key
 
 Point = tuple[Any, float]
 
-#: Aggregations that look like counters (the framework's COUNTER_AGGREGATION_WORDS).
-COUNTER_WORDS = ("sum", "count", "total", "cumulative", "counter", "delta")
 #: Rows in the readable table under the chart.
 MAX_TABLE_ROWS = 100
 #: Points plotted per line at most.
@@ -114,7 +114,7 @@ def grain_lines(grain: Any, *, has_series: bool = True) -> list[Text]:
         out.append(line(("⚠ counter: do not sum/average raw values", "bold black on yellow")))
     elif g.get("is_counter") is False:
         out.append(line(("counter: no", "dim")))
-    elif isinstance(g.get("aggregation"), str) and any(w in g["aggregation"].lower() for w in COUNTER_WORDS):
+    elif is_counter_looking(g.get("aggregation")):
         out.append(line(("⚠ is_counter not stated for a counter-looking aggregation", "bold yellow")))
     if "collapsed" in g:
         out.append(line(("collapsed: ", "bold"), show(g["collapsed"], 300)))

@@ -155,11 +155,16 @@ class ResultTable(DataTable):
             self.add_row(*(cell(v) for v in row), key=f"r{number}")
 
 
+def filter_note_widget(note: str) -> Static:
+    """The render hint's filter note, drawn the same above every view."""
+    return Static(line(("filter: ", "bold yellow"), show(note, 500)), classes="result-filter-note")
+
+
 def table_widgets(model: TableModel) -> list[Widget]:
     """The filter note above, the table, and the notes (hidden columns, more rows) below."""
     out: list[Widget] = []
     if model.filter_note:
-        out.append(Static(line(("filter: ", "bold yellow"), model.filter_note), classes="result-filter-note"))
+        out.append(filter_note_widget(model.filter_note))
     if model.columns:
         out.append(ResultTable(model, classes="result-table"))
     else:

@@ -13,6 +13,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from reviewer.review.render_hints import filter_note
+
 from .caveats import caveat_lines, caveats_widget
 from .chart import ChartView
 from .graph import graph_widget
@@ -21,7 +23,7 @@ from .plan import plan_views
 from .prose import prose_widget
 from .raw import RawView
 from .safe import as_dict, as_list, is_number, line, show
-from .table import table_model, table_widgets
+from .table import filter_note_widget, table_model, table_widgets
 
 _PART_TITLES = {"facts": "facts", "series": "series", "edges": "edges", "all": "all data"}
 
@@ -61,15 +63,20 @@ def refusal_lines(call: dict[str, Any], has_semantics: bool) -> list[Text]:
 
 
 def _view_widgets(view: str, part: str, sem: dict[str, Any], *, primary: bool) -> list[Widget]:
+    """One view of the result; the filter note goes with every view, not only the primary table."""
     render = as_dict(sem.get("render"))
+    note = filter_note(render)
+    above: list[Widget] = [filter_note_widget(note)] if note else []
     if view == "prose":
-        return [prose_widget(sem)]
+        return above + [prose_widget(sem)]
     if view == "chart":
-        return [ChartView(sem, classes="result-chart")]
+        return above + [ChartView(sem, classes="result-chart")]
     if view == "graph":
-        return [graph_widget(sem.get("edges"), render.get("chart_hint") if primary else None)]
+        return above + [graph_widget(sem.get("edges"), render.get("chart_hint") if primary else None)]
     rows = as_list(sem.get(part))
-    return table_widgets(table_model(rows, render if primary else None))
+    model = table_model(rows, render if primary else None)  # a secondary table keeps its own columns
+    model.filter_note = model.filter_note or (show(note, 500) if note else None)
+    return table_widgets(model)
 
 
 def semantic_widgets(
