@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.outcome import RunEvents, classify_outcome
+from store.text import as_text, bounded
+
+#: Recorded text inside a headline is cut to this many characters (the full text stays in the run).
+HEADLINE_TEXT = 300
 
 DELIVERED_AS = ("drafted", "raw", "fallback", "wrap-up", "fragment")
-#: Events that only `runTyped()` emits when its output fallback tiers ran (src/core/outputFallback.ts).
-FALLBACK_EVENTS = ("resilience.output_fallback_triggered", "resilience.output_canned_used")
-#: Outcomes whose answer never reached the person although `turn_end.finalContent` may hold it.
-WITHHOLDING = frozenset({"withheld", "refused", "denied", "halted"})
+#: Outcomes whose drafted answer never reached the person although `turn_end.finalContent` may hold
+#: it. A halt stops the run before any answer (no draft to withhold); a pause awaits a person.
+WITHHOLDING = frozenset({"withheld", "refused", "denied"})
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,11 @@ def _d(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _text(value: Any) -> str | None:
+    """Recorded text for a headline: plain, bounded (the view escapes it)."""
+    return bounded(as_text(value), HEADLINE_TEXT) if value not in (None, "") else None
+
+
 def decide_delivery(run: RunEvents, outcome: dict[str, Any] | None = None) -> Delivery:
     """Decide what the person received, from the run's events and its classified outcome."""
     outcome = outcome if outcome is not None else classify_outcome(run)
@@ -57,18 +65,30 @@ def decide_delivery(run: RunEvents, outcome: dict[str, Any] | None = None) -> De
     if kind == "paused":
         return Delivery("paused", False, None, False, f"paused, awaiting a person: {_question(run)}")
     halts = by_type.get("permission.halt", [])
-    if halts and kind in ("incomplete", "delivered", "paused"):
+    if halts:  # Agent.run throws PolicyHaltError whenever the halt fields are set (src/core/Agent.ts)
         p = run.payload(halts[-1])
-        why = p.get("reason") or "no reason recorded"
-        return Delivery(
-            "halted", False, None, True, f"halted by a permission policy at {p.get('target')!r}: {why}"
-        )
+        why = _text(p.get("reason")) or "no reason recorded"
+        target = _text(p.get("target")) or "an unnamed tool"
+        return Delivery("halted", False, None, False, f"halted by a permission policy at {target}: {why}")
     if kind == "withheld":
         return Delivery(kind, False, None, True, "WITHHELD: the typed negative was not established")
     if kind in WITHHOLDING:
-        return Delivery(kind, False, None, True, f"WITHHELD: {outcome.get('summary')}")
-    if any(by_type.get(t) for t in FALLBACK_EVENTS):
-        return Delivery(kind, True, "fallback", False, "delivered the output fallback in place of the draft")
+        return Delivery(kind, False, None, True, f"WITHHELD: {_text(outcome.get('summary'))}")
+    if by_type.get("resilience.output_canned_used"):
+        return Delivery(
+            kind, True, "fallback", False, "delivered the canned output fallback in place of the draft"
+        )
+    if by_type.get("resilience.output_fallback_triggered"):
+        # runTyped() returns the fallback function's value, or throws when that fails validation and
+        # no canned value is set; nothing is emitted on success, so the recording cannot tell the two.
+        return Delivery(
+            kind,
+            True,
+            "fallback",
+            False,
+            "delivered the output fallback in place of the draft (unless the fallback failed too: "
+            "runTyped() then threw, and the recording cannot show it)",
+        )
     if kind == "contract_unmet":
         return Delivery(kind, True, "raw", False, "delivered raw: failed its output contract")
     if kind == "cut_short":
@@ -87,7 +107,7 @@ def _stopped(run: RunEvents, outcome: dict[str, Any]) -> Delivery:
     detail = _d(refs[0])
     budget = run.by_type.get("agent.budget_exhausted", [])
     action = run.payload(budget[-1]).get("action") if budget else None
-    reason = detail.get("reason") or "a budget"
+    reason = _text(detail.get("reason")) or "a budget"
     if action == "wrapped-up" or (action is None and detail.get("wrappedUp") is True):
         return Delivery("cut_short", True, "wrap-up", False, f"delivered the wrap-up answer after {reason}")
     return Delivery("cut_short", True, "fragment", False, f"delivered a fragment: cut short at {reason}")
@@ -99,7 +119,7 @@ def _question(run: RunEvents) -> str:
         return "no question recorded"
     p = run.payload(pauses[-1])
     asked = _d(p.get("questionPayload")).get("question") or p.get("reason")
-    return str(asked) if asked else "no question recorded"
+    return _text(asked) or "no question recorded"
 
 
 def _typed_state_searched(run: RunEvents) -> str | None:

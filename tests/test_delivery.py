@@ -89,8 +89,10 @@ def _received(evs: list[dict[str, Any]]) -> tuple[bool, str | None]:
         return NOTHING
     if ends and (ends[-1].get("answerNegatives") or {}).get("delivery") == "withheld":
         return NOTHING
-    if of("resilience.output_fallback_triggered") or (
-        ends and (ends[-1].get("answerNegatives") or {}).get("delivery") == "state-searched"
+    if (
+        of("resilience.output_fallback_triggered")
+        or of("resilience.output_canned_used")
+        or (ends and (ends[-1].get("answerNegatives") or {}).get("delivery") == "state-searched")
     ):
         return (True, "fallback")
     if of("agent.output_contract_unmet"):
@@ -142,10 +144,14 @@ CASES = {
     ),
     "halted by a permission policy": (
         [_ev("permission.halt", target="wire_money", reason="over limit")],
-        ("halted", False, None, True),
+        ("halted", False, None, False),
     ),
     "output fallback after an unmet contract": (
         [_ev("agent.output_contract_unmet", attempts=2), END, _ev("resilience.output_fallback_triggered")],
+        ("contract_unmet", True, "fallback", False),
+    ),
+    "canned output fallback": (
+        [_ev("agent.output_contract_unmet"), END, _ev("resilience.output_canned_used")],
         ("contract_unmet", True, "fallback", False),
     ),
     "state-searched typed fallback": (
@@ -180,3 +186,10 @@ def test_banners_name_the_problem_not_withholding() -> None:
     assert headline(CASES["paused"][0]) == "paused, awaiting a person: Approve the refund?"
     assert headline([_ev("agent.output_contract_unmet"), END]) == "delivered raw: failed its output contract"
     assert "WITHHELD" not in headline(CASES["wrapped up"][0])
+
+
+def test_headlines_bound_recorded_text() -> None:
+    events = [_ev("pause.request", questionPayload={"question": "[b]approve?[/b]" * 1000})]
+    headline = decide_delivery(_Run(events, [0], None)).headline
+    assert headline.startswith("paused, awaiting a person: [b]approve?[/b]")
+    assert len(headline) < 400
