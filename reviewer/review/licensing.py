@@ -30,7 +30,7 @@ APPLIES_TO = frozenset({"negative-claim"})
 _ABSOLUTE = re.compile(
     r"\b(?:"
     r"(?:does|do|did)\s*(?:not|n't)\s+exist|doesn't\s+exist|don't\s+exist|never\s+existed|"
-    r"there\s+(?:is|are|was|were)\s+no\b|there\s+(?:isn't|aren't|wasn't|weren't)\s+any|"
+    r"there\s+(?:is|are|was|were)\s+no\b|there's\s+no\b|there\s+(?:isn't|aren't|wasn't|weren't)\s+any|"
     r"none\s+(?:exists?|existed)|no\s+such|nothing\s+(?:exists|like\s+that)|no\s+\w+(?:\s+\w+)?\s+exists?"
     r")",
     re.IGNORECASE,
@@ -57,7 +57,7 @@ def classify_assertion(clause: str | None) -> str | None:
     if not clause:
         return None
     classes = set()
-    for part in _SPLIT.split(clause):
+    for part in _SPLIT.split(clause.replace("\u2019", "'")):
         absolute = _ABSOLUTE.search(part)
         if absolute is not None:
             classes.add("bounded" if _BOUNDED.search(part, absolute.end()) else "absolute")
