@@ -34,6 +34,7 @@ from reviewer.review.packs import (
     PackLimitError,
 )
 from reviewer.review.replay import DEFAULT_SEED
+from reviewer.review.ts_export import ConstNameError, check_const_name
 from store import packs as store_packs
 from store.errors import StoreError
 from store.packs import StoredPack
@@ -386,8 +387,11 @@ def export_cmd(
 
     Example: reviewer pack export ops --ts -o phrases.ts
     """
-    if ts and not const_name.isidentifier():
-        raise click.UsageError(f"--const {const_name!r} is not an identifier")
+    if ts:
+        try:
+            check_const_name(const_name)
+        except ConstNameError as exc:
+            raise click.UsageError(f"--const: {exc}") from None
     db = open_db(db_path)
     stored: StoredPack = _guard(lambda: store_packs.find_pack(db, ref))
     emit(export_text(stored, ts=ts, const_name=const_name), output, force)

@@ -333,3 +333,11 @@ def test_holdout_figures_and_trials(hand_path: tuple[Path, dict[str, str]]) -> N
     result = run(db_path, "replay", "ops", "--against", "ops@1", "--against-empty", code=2)
     assert "not both" in result.output
     run(db_path, "replay", "nope", code=1)
+
+
+def test_export_refuses_a_reserved_or_invalid_const_name(db_path: Path, tmp_path: Path) -> None:
+    run(db_path, "new", "ops", "--none", "came up empty")
+    target = tmp_path / "phrases.ts"
+    for name in ("class", "await", "my-pack"):
+        result = run(db_path, "export", "ops", "--ts", "--const", name, "-o", str(target), code=2)
+        assert "--const" in result.output and not target.exists()

@@ -240,21 +240,10 @@ class PhrasePack:
         return cls(name, lists["none"], lists["complete"], parent_hash)
 
     def to_typescript(self, const_name: str = "phrases") -> str:
-        """A snippet to paste into code; strings use JSON escaping, which is valid JavaScript."""
+        """A snippet to paste into code (see `ts_export`); a bad const name raises ConstNameError."""
+        from reviewer.review.ts_export import typescript_snippet
 
-        def js_list(items: tuple[str, ...]) -> str:
-            return "[" + ", ".join(_js_string(p) for p in items) + "]"
-
-        return (
-            f"// phrase pack {self.short_hash}\n"
-            f"export const {const_name} = {{\n"
-            "  prose: true,\n"
-            "  phrases: {\n"
-            f"    none: {js_list(self.none)},\n"
-            f"    complete: {js_list(self.complete)},\n"
-            "  },\n"
-            "} satisfies NegativeClaimsOptions;\n"
-        )
+        return typescript_snippet(self.none, self.complete, const_name=const_name, content_id=self.short_hash)
 
     @classmethod
     def from_typescript(cls, source: str, *, name: str = "imported") -> PhrasePack:
@@ -267,11 +256,6 @@ class PhrasePack:
         except json.JSONDecodeError as exc:
             raise PackFormatError(f"the object literal is not plain data: {exc.msg}") from exc
         return cls.from_json_obj(obj, name=name)
-
-
-def _js_string(s: str) -> str:
-    """JSON escaping, plus U+2028/U+2029 which older JavaScript parsers refuse raw."""
-    return json.dumps(s, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 _JS_SIMPLE_ESCAPES = {"'": "'", '"': '\\"', "v": "\\u000b", "0": "\\u0000", "x": "\\u00"}
