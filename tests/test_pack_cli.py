@@ -293,6 +293,11 @@ def test_replay_figures_by_hand(hand_path: tuple[Path, dict[str, str]]) -> None:
     assert out["figures"]["train"] == every and out["figures"]["holdout"]["labelled_answers"] == 0
     assert out["labels"]["finding_labels"] == 4 and out["labels"]["missed_labels"] == 3
     assert out["caveat"].startswith("The framework's own English grammar is richer")
+    # the caveat list names the rules this replay applies, the ones it leaves out and what it cannot do
+    kinds = {c["rule"]: c["kind"] for c in out["caveats"]}
+    assert kinds["literal-phrases"] == kinds["code-skipped"] == "reproduces"
+    assert kinds["no-read"] == kinds["filtered-clauses"] == kinds["language-heuristic"] == "not-modelled"
+    assert kinds["grammar"] == kinds["anchoring"] == kinds["entity-resolution"] == "cannot"
     assert out["trial"] == {"id": 1, "trials": 1, "variants": 1, "variant": 1}
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from reviewer.review.matching import TextLayout
+from reviewer.review.observer.caveats import Caveat, caveat_summary, replay_caveats
 from reviewer.review.packs import ListName, PackDiff, PhrasePack
 from reviewer.review.replay import (
     DEFAULT_SEED,
@@ -30,11 +31,14 @@ from reviewer.review.replay import (
 )
 from reviewer.review.suggest import MissedWords, Suggestion, suggest_phrases
 
-#: Shown beside every replay (screen and CLI): what the replay can and cannot say.
+#: The observer rules this replay applies (ids of `observer.caveats.RULES`); the caveat follows from it.
+REPLAY_RULES: tuple[str, ...] = ("literal-phrases", "code-skipped")
+CAVEATS: tuple[Caveat, ...] = tuple(replay_caveats(REPLAY_RULES))
+CAVEAT_LEAD = "this replay covers only the literal phrase extension of the framework's observer."
+#: Shown once beside every replay (screen and CLI): what the replay can and cannot say.
 CAVEAT = (
     "The framework's own English grammar is richer than this replay: it covers only the literal phrase "
-    "extension (the phrases of the two packs), matched with an approximation of the framework's language, "
-    "code and clause rules. It cannot tell what the built-in grammar would flag."
+    "extension. " + caveat_summary(CAVEATS)
 )
 DEFAULT_HOLDOUT = 0.2
 
@@ -219,6 +223,10 @@ def _clause_json(c: ClauseRef) -> dict[str, Any]:
     }
 
 
+def caveat_json(c: Caveat) -> dict[str, str]:
+    return {"kind": c.kind, "rule": c.rule, "text": c.text}
+
+
 def report_json(
     report: ReplayReport,
     candidate: PhrasePack,
@@ -256,6 +264,7 @@ def report_json(
         },
         "holdout": {"share": holdout_share, "seed": seed},
         "caveat": CAVEAT,
+        "caveats": [caveat_json(c) for c in CAVEATS],
     }
 
 
@@ -279,8 +288,14 @@ def _score_line(label: str, s: dict[str, Any]) -> str:
     )
 
 
-def report_lines(data: dict[str, Any], *, examples: int = 5) -> list[str]:
-    """A replay report (from `report_json`, plus `candidate`, `baseline`, `trial`) as plain text lines."""
+def caveat_lines(caveats: Iterable[dict[str, str]]) -> list[str]:
+    """The caveat list (as in `report_json`), one line each, led by its kind."""
+    return [f"{c['kind']}: {c['text']}" for c in caveats]
+
+
+def report_lines(data: dict[str, Any], *, examples: int = 5, with_caveats: bool = True) -> list[str]:
+    """A replay report (from `report_json`, plus `candidate`, `baseline`, `trial`) as plain text lines;
+    `with_caveats=False` when the caveat is already shown beside it (the packs screen)."""
     out: list[str] = []
     cand, base = data.get("candidate", {}), data.get("baseline", {})
     if cand:
@@ -317,5 +332,9 @@ def report_lines(data: dict[str, Any], *, examples: int = 5) -> list[str]:
     out.append(
         f"holdout: {data['holdout']['share']:.0%} of labelled answers (seed {data['holdout']['seed']!r})"
     )
-    out.append("note: " + CAVEAT)
+    if with_caveats:
+        out.append(f"caveats: {CAVEAT_LEAD}")
+        out.extend(
+            "  " + line for line in caveat_lines(data.get("caveats", [caveat_json(c) for c in CAVEATS]))
+        )
     return out

@@ -25,7 +25,14 @@ from textual.widgets.option_list import Option
 
 from reviewer.packs import change_pack, decide, export_text, run_replay, suggestions, to_domain
 from reviewer.review.inert import inert
-from reviewer.review.pack_replay import CAVEAT, DEFAULT_HOLDOUT, report_lines
+from reviewer.review.pack_replay import (
+    CAVEAT_LEAD,
+    CAVEATS,
+    DEFAULT_HOLDOUT,
+    caveat_json,
+    caveat_lines,
+    report_lines,
+)
 from reviewer.review.replay import DEFAULT_SEED
 from store import packs as store_packs
 from store.packs import StoredPack
@@ -34,6 +41,15 @@ T = TypeVar("T")
 
 #: The pack an accepted suggestion goes to when no pack exists yet.
 DEFAULT_PACK = "default"
+
+
+#: The replay's caveat, shown once at the top of the replay pane (the report below leaves it out).
+_CAVEAT_TEXT = "\n".join(
+    [
+        CAVEAT_LEAD[0].upper() + CAVEAT_LEAD[1:],
+        *caveat_lines(caveat_json(c) for c in CAVEATS),
+    ]
+)
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -143,7 +159,7 @@ class PacksScreen(Screen[None]):
                 yield DataTable(id="suggestions", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="packs-right"):
                 yield Static(Text("What-if replay", style="bold"))
-                yield Static(Text(CAVEAT), id="replay-caveat")
+                yield Static(Text(_CAVEAT_TEXT), id="replay-caveat")
                 yield ProgressBar(id="replay-progress", show_eta=False)
                 yield Static(Text("No replay yet."), id="replay-report")
         yield Footer()
@@ -281,7 +297,7 @@ class PacksScreen(Screen[None]):
             report.update(Text(f"Replay failed: {inert(str(exc))}", style="red"))
             return
         self.report = data
-        lines = report_lines(data, examples=10)
+        lines = report_lines(data, examples=10, with_caveats=False)
         out = Text()
         for line in lines:
             out.append_text(_text(line))
