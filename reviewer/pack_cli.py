@@ -79,7 +79,7 @@ def _show_saved(stored: StoredPack, as_json: bool) -> None:
         return
     parent = f", parent {stored.parent_hash[:12]}" if stored.parent_hash else ""
     click.echo(
-        f"saved {inert(stored.ref)} ({stored.content_hash[:12]}{parent}): "
+        f"saved {inert(stored.ref)} (content id {stored.content_hash[:12]}{parent}): "
         f"{len(stored.none)} none, {len(stored.complete)} complete"
     )
 
@@ -194,7 +194,7 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
         click.echo("no phrase packs yet (reviewer pack new NAME)")
     for r in rows:
         click.echo(
-            f"{inert(r['ref']):24} {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
+            f"{inert(r['ref']):24} id {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
             f"{r['updated_at']}  {inert(r['updated_by'] or '')}"
         )
 
@@ -204,7 +204,7 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
 @db_option
 @json_option
 def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
-    """One pack version (NAME, NAME@N, NAME@HASH or HASH) with its history.
+    """One pack version (NAME, NAME@N, NAME@ID or ID, an ID being a content-id prefix) with its history.
 
     Example: reviewer pack show ops@2
     """
@@ -220,7 +220,9 @@ def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
         ]
         print_json(out)
         return
-    click.echo(f"{inert(stored.ref)}  hash {stored.content_hash}")
+    click.echo(
+        f"{inert(stored.ref)}  content id {stored.content_hash} (ours, not the framework's version hash)"
+    )
     click.echo(
         f"parent {stored.parent_hash or '-'}  saved {stored.created_at} by {inert(stored.created_by or '?')}"
     )

@@ -308,4 +308,24 @@ def m004_narrow_search_docs(db: Database) -> None:
     db.execute("INSERT INTO search (search) VALUES ('rebuild')")
 
 
+@migrations()
+def m005_pack_content_ids(db: Database) -> None:
+    """Pack ids over the exact exported object (the older ones, over case-folded sorted phrases, let two
+    different exports share an id); parents and trials follow. See `store.pack_identity`."""
+    from store.pack_identity import remap_legacy_ids
+
+    rows = db.execute(
+        "SELECT id, name, content_hash, parent_hash, none_phrases, complete_phrases FROM phrase_packs ORDER BY id"
+    ).fetchall()
+    ids, old_to_new = remap_legacy_ids(rows)
+    for pid, (content_id, parent) in ids.items():
+        db.execute(
+            "UPDATE phrase_packs SET content_hash = ?, parent_hash = ? WHERE id = ?",
+            [content_id, parent, pid],
+        )
+    for column in ("candidate_hash", "baseline_hash"):
+        for old, new in old_to_new.items():
+            db.execute(f"UPDATE pack_trials SET {column} = ? WHERE {column} = ?", [new, old])
+
+
 SCHEMA_VERSION = len(migrations._migrations)

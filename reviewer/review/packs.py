@@ -2,18 +2,23 @@
 
 A pack that breaks a limit is refused with the limit it breaks, never trimmed, because a trimmed pack
 would not be the pack the reviewer measured. Phrases keep the reviewer's spelling (whitespace
-collapsed); identity (hash, duplicates, diff) uses the normalised form: casefolded, whitespace collapsed.
+collapsed). Duplicates and diffs compare the normalised form (casefolded, invisible format characters
+dropped, whitespace collapsed); the pack's content id is over the exact exported object
+(`store.pack_identity`), so two packs that export different JSON never share it. That id names a pack
+stored here; it is not the framework's version hash.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, cast
+
+from store.pack_identity import exported_object, pack_content_id
 
 ListName = Literal["none", "complete"]
 LIST_NAMES: tuple[ListName, ...] = ("none", "complete")
@@ -33,8 +38,10 @@ def clean_phrase(phrase: str) -> str:
 
 
 def normalise_phrase(phrase: str) -> str:
-    """The identity of a phrase: matching ignores case and whitespace, so duplicates must too."""
-    return " ".join(phrase.casefold().split())
+    """The comparison form of a phrase: matching ignores case and whitespace, and nobody can see a
+    zero-width or direction mark, so duplicates ignore all three."""
+    visible = "".join(ch for ch in phrase if unicodedata.category(ch) != "Cf")
+    return " ".join(visible.casefold().split())
 
 
 # Each rule: (pattern, what it looks like). Literal prose rarely needs these, regexes and slots always do.
@@ -86,8 +93,12 @@ def phrase_problem(phrase: object, where: str = "phrase") -> PackProblem | None:
     if not isinstance(phrase, str):
         return PackProblem("not-text", f"{where} is not a string ({type(phrase).__name__})")
     cleaned = clean_phrase(phrase)
-    if not cleaned:
-        return PackProblem("empty", f"{where} is empty after stripping whitespace", phrase=phrase)
+    if not normalise_phrase(cleaned):
+        return PackProblem(
+            "empty",
+            f"{where} is empty after stripping whitespace and invisible characters (zero-width, direction marks)",
+            phrase=phrase,
+        )
     units = _utf16_len(cleaned)
     if units > MAX_PHRASE_UTF16:
         return PackProblem(
@@ -179,17 +190,13 @@ class PhrasePack:
 
     @cached_property
     def content_hash(self) -> str:
-        """sha256 over the normalised, sorted lists: same phrases, same hash, whatever order or case."""
-        canon = {
-            "complete": sorted(normalise_phrase(p) for p in self.complete),
-            "none": sorted(normalise_phrase(p) for p in self.none),
-        }
-        text = json.dumps(canon, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        """The content id: sha256 over the exact exported object (`to_json_obj`), so packs that export
+        different JSON never share it. Not the framework's version hash."""
+        return pack_content_id(self.none, self.complete)
 
     @property
     def short_hash(self) -> str:
-        """The first 12 hex digits, enough to tell packs apart on screen."""
+        """The content id's first 12 hex digits, enough to tell packs apart on screen."""
         return self.content_hash[:12]
 
     def with_phrase(self, list_name: ListName, phrase: str) -> PhrasePack:
@@ -208,8 +215,8 @@ class PhrasePack:
         return PhrasePack(self.name, keep(self.none), keep(self.complete), self.content_hash)
 
     def to_json_obj(self) -> dict[str, object]:
-        """The object `.negativeClaims(...)` accepts."""
-        return {"prose": True, "phrases": {"none": list(self.none), "complete": list(self.complete)}}
+        """The object `.negativeClaims(...)` accepts (the one the content id is computed over)."""
+        return exported_object(self.none, self.complete)
 
     def to_json_text(self) -> str:
         """`to_json_obj` as indented JSON text."""

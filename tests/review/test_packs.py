@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -107,12 +108,34 @@ def test_phrases_are_stored_with_whitespace_collapsed_and_case_kept() -> None:
     assert pack.none == ("Came up Empty",)
 
 
-def test_hash_ignores_order_case_whitespace_name_and_parent() -> None:
+def test_content_id_is_over_the_exact_export_ignoring_name_parent_and_extra_spaces() -> None:
     a = PhrasePack.create("a", ["came up empty", "no incidents"], ["the full list"])
-    b = PhrasePack.create("b", ["NO  incidents", " Came up empty"], ["The Full List"], parent_hash="x")
-    assert a.content_hash == b.content_hash
-    assert len(a.content_hash) == 64 and int(a.content_hash, 16) >= 0
+    b = PhrasePack.create("b", [" came  up empty", "no\tincidents "], ["the full list"], parent_hash="x")
+    assert a.to_json_obj() == b.to_json_obj() and a.content_hash == b.content_hash
+    compact = json.dumps(a.to_json_obj(), ensure_ascii=False, separators=(",", ":"))
+    assert a.content_hash == hashlib.sha256(compact.encode()).hexdigest()
     assert a.short_hash == a.content_hash[:12]
+
+
+def test_packs_that_export_different_json_never_share_an_id() -> None:
+    # Behaviour changed on purpose (issue #13): the id used to ignore order and case, so these shared one.
+    a = PhrasePack.create("a", ["came up empty", "no incidents"], ["the full list"])
+    reordered = PhrasePack.create("a", ["no incidents", "came up empty"], ["the full list"])
+    recased = PhrasePack.create("a", ["Came up empty", "no incidents"], ["the full list"])
+    ids = {p.content_hash for p in (a, reordered, recased)}
+    exports = {json.dumps(p.to_json_obj()) for p in (a, reordered, recased)}
+    assert len(ids) == len(exports) == 3
+
+
+def test_duplicates_after_normalisation_and_invisible_only_phrases_are_refused() -> None:
+    with pytest.raises(PackLimitError, match="duplicates"):
+        PhrasePack.create("p", ["came up empty", "Came  UP empty"])
+    with pytest.raises(PackLimitError, match="duplicates"):
+        PhrasePack.create("p", ["came up empty", "came\u200b up empty"])
+    for invisible in ("\u200b", "\u200b\u200b \u200b", "\u200e\u2066\ufeff"):
+        with pytest.raises(PackLimitError, match="empty after stripping") as caught:
+            PhrasePack.create("p", ["ok", invisible])
+        assert caught.value.problems[0].code == "empty" and caught.value.problems[0].index == 1
 
 
 def test_hash_sensitive_to_content_and_list() -> None:

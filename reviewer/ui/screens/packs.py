@@ -221,7 +221,7 @@ class PacksScreen(Screen[None]):
             title.append(f"no pack yet: accepting a suggestion creates pack {DEFAULT_PACK!r}", style="dim")
         else:
             title.append_text(_text(stored.ref))
-            title.append(f"  {stored.content_hash[:12]}", style="dim")
+            title.append(f"  content id {stored.content_hash[:12]}", style="dim")
             title.append(f"  parent {stored.parent_hash[:12] if stored.parent_hash else '-'}", style="dim")
             title.append(f"  {len(stored.none) + len(stored.complete)}/32 phrases")
             for list_name, plist in (("none", stored.none), ("complete", stored.complete)):
