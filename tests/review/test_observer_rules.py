@@ -3,12 +3,7 @@ sentences of the `.negativeClaims()` documentation (seed 000)."""
 
 from __future__ import annotations
 
-from reviewer.review.observer.budgets import (
-    MAX_CLAIMS_AND_UNITS,
-    input_over_limit,
-    too_many_claims,
-    utf16_len,
-)
+from reviewer.review.observer.budgets import MAX_CLAIMS_AND_UNITS, input_over_limit, too_many_claims
 from reviewer.review.observer.filtered import is_filtered_clause
 from reviewer.review.observer.language import language_unsupported
 from reviewer.review.observer.no_read import DispatchedRead, needs_no_read_note
@@ -102,10 +97,6 @@ def test_nothing_detected_means_no_note() -> None:
 
 
 # -- budgets --------------------------------------------------------------------------------------------------
-
-
-def test_utf16_length_counts_astral_characters_twice() -> None:
-    assert utf16_len("a\U0001f600b") == 4
 
 
 def test_input_budget_is_65536_code_units_across_all_values() -> None:

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from store.text import utf16_len
+
 MAX_INPUT_UTF16 = 65_536
 MAX_STRING_VALUES = 256
 MAX_FIELD_PATH_UTF16 = 4_096
 MAX_CLAIMS_AND_UNITS = 32
-
-
-def utf16_len(s: str) -> int:
-    """Length in UTF-16 code units (a character outside the Basic Multilingual Plane counts 2)."""
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
 
 
 def input_over_limit(fields: Sequence[tuple[str, str]]) -> bool:
