@@ -13,12 +13,11 @@ from reviewer.cli_common import db_option, db_path_or_default, emit, json_option
 from reviewer.exports import labels_text
 from store.errors import NotFound, StoreError
 from store.ingest import IngestReport, ingest
-from store.labels import FINDING_VERDICTS, MISSED_LISTS, WITHHELD_VERDICTS
-from store.outcome import OUTCOMES
 from store.queries import get_run, list_findings, list_quarantine, list_runs, resolve_run
+from store.vocab import JUDGEMENTS, MISSED_LISTS, OUTCOMES
 
 _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}
-VERDICT_CHOICES = FINDING_VERDICTS + WITHHELD_VERDICTS + tuple(_VERDICT_ALIASES)
+VERDICT_CHOICES = JUDGEMENTS + tuple(_VERDICT_ALIASES)
 
 
 @click.group(invoke_without_command=True)

@@ -19,6 +19,15 @@ import orjson
 from store.decode import Recording, SharedState
 from store.outcome import classify_outcome
 from store.text import as_text, bounded, dumps, span_from_utf16
+from store.vocab import (
+    COVERAGE_GAP,
+    DANGLING_REFERENCE,
+    EVIDENCE_GATE,
+    NEGATIVE_CLAIM,
+    WITHHELD_ANSWER,
+    call_failed,
+    is_withheld,
+)
 
 PREFIX = "agentfootprint."
 CONSUMER_SCOPE = "consumer-scope"
@@ -548,7 +557,7 @@ class _RunExtractor:
                 rows.append(
                     self._finding(
                         gate[-1],
-                        kind="evidence-gate",
+                        kind=EVIDENCE_GATE,
                         codes=[action]
                         + ([f"posture:{p['posture']}"] if isinstance(p.get("posture"), str) else []),
                         message=f"Evidence gate {action}: {len(unsupported)} value(s) appear in no tool result: "
@@ -564,7 +573,7 @@ class _RunExtractor:
                 rows.append(
                     self._finding(
                         None,
-                        kind="coverage-gap",
+                        kind=COVERAGE_GAP,
                         anchor=(cov["call_id"], cov["list"], cov["what"]),
                         codes=[cov["list"]],
                         message=f"{tool} {label}: {cov['what']}" + (f" — {cov['why']}" if cov["why"] else ""),
@@ -573,11 +582,11 @@ class _RunExtractor:
                         call_id=cov["call_id"],
                     )
                 )
-        if outcome["outcome"] not in ("delivered", "incomplete"):
+        if is_withheld(outcome["outcome"]):
             rows.append(
                 self._finding(
                     outcome.get("seq"),
-                    kind="withheld-answer",
+                    kind=WITHHELD_ANSWER,
                     anchor=("outcome",),
                     codes=[outcome["outcome"]] + ([outcome["channel"]] if outcome.get("channel") else []),
                     message=outcome["summary"],
@@ -641,13 +650,13 @@ class _RunExtractor:
             refs=subjects,
             advisory=p.get("advisory") is True,
             field=field_name,
-            tool_name=offered if kind == "dangling-reference" else None,
+            tool_name=offered if kind == DANGLING_REFERENCE else None,
         )
 
     def _negative_claim(self, i: int, t: str) -> dict[str, Any]:
         p = self.payload(i)
         kind = _str(p.get("kind")) or t.split(".", 1)[1].replace("_", "-")
-        if kind == "negative-claim":
+        if kind == NEGATIVE_CLAIM:
             codes = [c for c in _list(p.get("notes")) if isinstance(c, str)]
         else:
             codes = [c for c in (_str(p.get("code")),) if c] + [
@@ -805,9 +814,7 @@ class _RunExtractor:
             "tokens_out": _int(end.get("totalOutputTokens")),
             "duration_ms": _int(end.get("durationMs")),
             "tool_calls": len(calls),
-            "failed_calls": sum(
-                1 for c in calls.values() if c["error"] or c["status"] in ("failure", "invalid", "denied")
-            ),
+            "failed_calls": sum(1 for c in calls.values() if call_failed(c["error"], c["status"])),
             "findings": len(findings),
             "negative_claims": sum(1 for f in findings if f["kind"].startswith("negative-claim")),
             "coverage_gaps": gaps,

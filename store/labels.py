@@ -16,12 +16,9 @@ from sqlite_utils import Database
 
 from store.db import write_lock
 from store.errors import NotFound, StoreError
+from store.vocab import CLEARED, MISSED, MISSED_LISTS, MISSED_NEGATIVE, VERDICTS, verdicts_for
 from store.writer import now_iso
 
-FINDING_VERDICTS = ("tp", "fp", "unsure")
-WITHHELD_VERDICTS = ("justified", "wrong")
-MISSED_LISTS = ("none", "complete")
-VERDICTS = FINDING_VERDICTS + WITHHELD_VERDICTS + ("missed",)
 LABEL_FIELDS = (
     "uid",
     "target_id",
@@ -78,7 +75,7 @@ def label_finding(
     if row is None:
         raise NotFound(f"no finding {finding_id!r} in this database")
     kind, run_key, run_id = row
-    allowed = WITHHELD_VERDICTS + ("unsure",) if kind == "withheld-answer" else FINDING_VERDICTS
+    allowed = verdicts_for(kind)
     if verdict not in allowed:
         raise LabelError(
             f"verdict {verdict!r} does not apply to a {kind} finding (use one of {', '.join(allowed)})"
@@ -118,8 +115,8 @@ def label_missed(
             {
                 "uid": uuid.uuid4().hex,
                 "target_id": missed_id(run_key, start, end, list_name),
-                "target_kind": "missed-negative",
-                "verdict": "missed",
+                "target_kind": MISSED_NEGATIVE,
+                "verdict": MISSED,
                 "note": note,
                 "reviewer": reviewer,
                 "created_at": now_iso(),
@@ -151,10 +148,10 @@ def find_text(db: Database, run_key: str, text: str) -> tuple[int, int]:
 def undo_last(db: Database, reviewer: str, target_id: str | None = None) -> dict[str, Any] | None:
     """Undo the reviewer's latest effective label (on `target_id`, or anywhere) by appending a row.
 
-    The appended row restores what the reviewer had before (or 'cleared'). Returns it, or None.
+    The appended row restores what the reviewer had before (or CLEARED, which removes their label). Returns it, or None.
     """
     with write_lock(db):
-        where, params = "reviewer = ? AND verdict != 'cleared' AND undoes IS NULL", [reviewer]
+        where, params = "reviewer = ? AND verdict != ? AND undoes IS NULL", [reviewer, CLEARED]
         if target_id:
             where += " AND target_id = ?"
             params.append(target_id)
@@ -181,7 +178,7 @@ def undo_last(db: Database, reviewer: str, target_id: str | None = None) -> dict
         restored = dict(last)
         restored.update(
             uid=uuid.uuid4().hex,
-            verdict=previous[0] if previous else "cleared",
+            verdict=previous[0] if previous else CLEARED,
             note=previous[1] if previous else None,
             created_at=now_iso(),
             undoes=last["uid"],
@@ -230,7 +227,7 @@ def import_labels(db: Database, rows: list[dict[str, Any]]) -> tuple[int, int]:
             ]
             if missing:
                 raise LabelError(f"label #{n}: missing {', '.join(missing)}")
-            if row["verdict"] not in VERDICTS + ("cleared",):
+            if row["verdict"] not in (*VERDICTS, CLEARED):
                 raise LabelError(f"label #{n}: unknown verdict {row['verdict']!r}")
             if db.execute("SELECT 1 FROM labels WHERE uid = ?", [row["uid"]]).fetchone():
                 skipped += 1

@@ -11,17 +11,6 @@ from typing import Any, Protocol
 
 from store.decode import SharedState
 
-OUTCOMES = (
-    "delivered",
-    "withheld",
-    "refused",
-    "denied",
-    "contract_unmet",
-    "paused",
-    "cut_short",
-    "incomplete",
-)
-
 
 class RunEvents(Protocol):
     by_type: dict[str, list[int]]

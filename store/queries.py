@@ -11,6 +11,7 @@ import orjson
 from sqlite_utils import Database
 
 from store.errors import NotFound
+from store.vocab import withheld_sql
 
 RUN_LIST_COLUMNS = (
     "key",
@@ -104,7 +105,7 @@ def run_filters(
         where.append("r.outcome = ?")
         params.append(outcome)
     if withheld:
-        where.append("r.outcome NOT IN ('delivered', 'incomplete')")
+        where.append(withheld_sql("r.outcome"))
     if has_findings:
         where.append("r.findings > 0")
     if kind:

@@ -8,8 +8,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.queries import _finding_out, _rows
-
-LABEL_STATES = ("any", "unlabelled", "mine", "not-mine", "disagreement", "labelled")
+from store.vocab import WITHHELD_ANSWER, disagreement_sql
 
 
 def _filters(
@@ -55,7 +54,9 @@ def _filters(
         )
         params.append(reviewer or "")
     elif state == "disagreement":
-        where.append("(SELECT count(DISTINCT l.verdict) FROM current_labels l WHERE l.target_id = f.id) > 1")
+        where.append(
+            f"(SELECT {disagreement_sql('l.verdict')} FROM current_labels l WHERE l.target_id = f.id)"
+        )
     return where, params
 
 
@@ -176,7 +177,7 @@ def finding_evidence(db: Database, finding_id: str) -> dict[str, Any]:
             if grounds & set(e["dropped_tools"] or [])
         ] or run["evictions"]
         out["offered_tool"] = finding["tool_name"]
-    if finding["kind"] == "withheld-answer":
+    if finding["kind"] == WITHHELD_ANSWER:
         out["withheld"] = {
             "outcome": run["outcome"],
             "channel": run["outcome_channel"],
@@ -279,8 +280,8 @@ def queue_progress(db: Database, *, reviewer: str | None = None, **filters: Any)
     total = queue_count(db, **filters)
     where, params = _filters(**filters)
     row = db.execute(
-        "SELECT count(*), coalesce(sum(mine), 0), coalesce(sum(verdicts > 1), 0) FROM ("
-        " SELECT l.target_id, max(l.reviewer = ?) AS mine, count(DISTINCT l.verdict) AS verdicts"
+        "SELECT count(*), coalesce(sum(mine), 0), coalesce(sum(disagree), 0) FROM ("
+        f" SELECT l.target_id, max(l.reviewer = ?) AS mine, {disagreement_sql('l.verdict')} AS disagree"
         " FROM current_labels l JOIN findings f ON f.id = l.target_id"
         + (" WHERE " + " AND ".join(where) if where else "")
         + " GROUP BY l.target_id)",

@@ -9,6 +9,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from store.vocab import CURRENT_LABELS_VIEW
+
 migrations = Migrations("footprint-reviewer")
 
 #: Columns of each extracted table, in insert order (the writer builds tuples from these).
@@ -239,11 +241,7 @@ def m002_labels(db: Database) -> None:
         )""")
     db.execute("CREATE INDEX labels_target ON labels(target_id, reviewer, id)")
     db.execute("CREATE INDEX labels_reviewer ON labels(reviewer, id)")
-    db.execute("""
-        CREATE VIEW current_labels AS
-        SELECT l.* FROM labels l
-        WHERE l.id = (SELECT max(id) FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer)
-          AND l.verdict != 'cleared'""")
+    db.execute(CURRENT_LABELS_VIEW)
 
 
 @migrations()

@@ -7,14 +7,16 @@ from itertools import combinations
 from typing import Any
 
 from reviewer.review.agreement import cohens_kappa
+from store.vocab import DISAGREEMENT, UNLABELLED, disagreement
 
 
 def label_state(verdicts: dict[str, str]) -> str:
     """unlabelled | the agreed verdict | disagreement."""
     if not verdicts:
-        return "unlabelled"
-    distinct = set(verdicts.values())
-    return distinct.pop() if len(distinct) == 1 else "disagreement"
+        return UNLABELLED
+    if disagreement(verdicts.values()):
+        return DISAGREEMENT
+    return next(iter(verdicts.values()))
 
 
 def label_stats(states: list[tuple[str, str, dict[str, str]]]) -> dict[str, Any]:

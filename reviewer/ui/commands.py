@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
-from store.outcome import OUTCOMES
+from store.vocab import OUTCOMES
 
 if TYPE_CHECKING:
     from reviewer.ui.app import ReviewerApp

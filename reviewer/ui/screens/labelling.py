@@ -16,8 +16,9 @@ from textual.binding import Binding, BindingType
 
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.screens.modals import NoteScreen
-from reviewer.ui.widgets.evidence import current_by_reviewer, verdict_for
+from reviewer.ui.widgets.evidence import verdict_for
 from reviewer.ui.widgets.safe import safe_text
+from store.vocab import current_labels
 
 LABEL_BINDINGS: list[BindingType] = [
     Binding("1", "label('1')", "TP / justified", id="label.tp"),
@@ -60,7 +61,7 @@ class LabellingScreen(BaseScreen):
         ev = self.evidence.get(finding_id)
         if ev is None:
             return None
-        return current_by_reviewer(ev.get("history") or []).get(self.reviewer)
+        return current_labels(ev.get("history") or []).get(self.reviewer)
 
     # -- actions ----------------------------------------------------------------------------------------------
 

@@ -24,9 +24,10 @@ from reviewer.ui.widgets.detail import (
     result_widget,
 )
 from reviewer.ui.widgets.evidence import evidence_text
-from reviewer.ui.widgets.run_list import WITHHELD_MARK, is_withheld
+from reviewer.ui.widgets.run_list import WITHHELD_MARK
 from reviewer.ui.widgets.safe import safe_text
 from reviewer.ui.widgets.timeline import Timeline
+from store.vocab import is_withheld
 
 PROMPT_LIMIT = 4_000
 

@@ -17,7 +17,7 @@ from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
 from reviewer.ui.widgets.safe import inert
-from store.outcome import OUTCOMES
+from store.vocab import OUTCOMES
 
 assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
 

@@ -15,8 +15,9 @@ from textual.widgets import Footer, Header, Static
 
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.widgets.safe import safe_text
+from store.vocab import DISAGREEMENT, UNLABELLED, VERDICTS
 
-STATE_COLUMNS = ("unlabelled", "tp", "fp", "unsure", "justified", "wrong", "missed", "disagreement")
+STATE_COLUMNS = (UNLABELLED, *VERDICTS, DISAGREEMENT)
 
 
 def _n(value: Any) -> Text:

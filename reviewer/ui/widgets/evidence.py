@@ -14,20 +14,13 @@ from rich.text import Text
 
 from reviewer.ui.widgets.answer import CURRENT_SPAN, span_style
 from reviewer.ui.widgets.safe import inert_mapped, pretty_json, safe_text
+from store.vocab import CLEARED, VERDICT_NAMES, WITHHELD_ANSWER, current_labels, disagreement, verdicts_for
 
-WITHHELD_KIND = "withheld-answer"
 
-#: key -> (verdict, label) per kind of target
-FINDING_KEYS: tuple[tuple[str, str, str], ...] = (
-    ("1", "tp", "true positive"),
-    ("2", "fp", "false positive"),
-    ("3", "unsure", "unsure"),
-)
-WITHHELD_KEYS: tuple[tuple[str, str, str], ...] = (
-    ("1", "justified", "withholding justified"),
-    ("2", "wrong", "withholding wrong"),
-    ("3", "unsure", "unsure"),
-)
+def label_keys(kind: str | None) -> tuple[tuple[str, str, str], ...]:
+    """(key, verdict, label) for each verdict a target of `kind` accepts: keys 1, 2, 3 in vocabulary order."""
+    return tuple((str(n), v, VERDICT_NAMES[v]) for n, v in enumerate(verdicts_for(kind), start=1))
+
 
 BOUNDED_VS_ABSOLUTE = (
     "A bounded negative (“not found in these sources”) needs only these searches; an absolute one "
@@ -50,7 +43,7 @@ CHANNELS = {
 
 def verdict_for(key: str, kind: str | None) -> str | None:
     """The verdict a label key means for a finding of `kind` ("1" on a withheld answer is "justified")."""
-    for k, verdict, _label in WITHHELD_KEYS if kind == WITHHELD_KIND else FINDING_KEYS:
+    for k, verdict, _label in label_keys(kind):
         if k == key:
             return verdict
     return None
@@ -75,18 +68,6 @@ def negative_scope(clause: str | None) -> str | None:
     return "bounded" if _BOUNDED_WORDING.search(clause) else "absolute"
 
 
-def current_by_reviewer(history: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """reviewer -> their latest label row (a 'cleared' one removes them), from a target's history."""
-    out: dict[str, dict[str, Any]] = {}
-    for row in history:
-        out[row["reviewer"]] = row
-    return {r: row for r, row in sorted(out.items()) if row.get("verdict") != "cleared"}
-
-
-def disagreement(current: dict[str, dict[str, Any]]) -> bool:
-    return len({row.get("verdict") for row in current.values()}) > 1
-
-
 # -- pieces -----------------------------------------------------------------------------------------------------
 
 
@@ -103,7 +84,7 @@ def _one(value: Any, limit: int = 300, style: str = "") -> Text:
 
 
 def label_keys_text(kind: str | None) -> Text:
-    keys = WITHHELD_KEYS if kind == WITHHELD_KIND else FINDING_KEYS
+    keys = label_keys(kind)
     out = Text("keys: ", style="dim")
     for n, (key, _verdict, label) in enumerate(keys):
         if n:
@@ -138,7 +119,7 @@ def labels_text(
         if row.get("note"):
             parts += ["  “", _one(row["note"], 300, style="italic"), "”"]
         out.append_text(_line(*parts))
-    if disagreement(current):
+    if disagreement(row.get("verdict") for row in current.values()):
         out.append_text(
             _line(
                 ("  ≠ DISAGREEMENT", "bold white on red"),
@@ -494,7 +475,7 @@ def history_text(history: list[dict[str, Any]]) -> Text:
             "  ",
             _one(row.get("reviewer"), 60, style="bold"),
             "  ",
-            (str(row.get("verdict")), "bold" if row.get("verdict") != "cleared" else "dim"),
+            (str(row.get("verdict")), "bold" if row.get("verdict") != CLEARED else "dim"),
         ]
         if row.get("undoes"):
             parts.append(("  (undo)", "magenta"))
@@ -514,12 +495,12 @@ def evidence_text(
     run = ev.get("run") or {}
     kind = finding.get("kind")
     history = ev.get("history") or []
-    current = current_by_reviewer(history)
+    current = current_labels(history)
     out = Text()
     out.append_text(
         _line(
             ("⚑ ", "bold yellow"),
-            _one(kind or "?", 60, style="bold red" if kind == WITHHELD_KIND else "bold yellow"),
+            _one(kind or "?", 60, style="bold red" if kind == WITHHELD_ANSWER else "bold yellow"),
             ("  [" if finding.get("codes") else "", "yellow"),
             _one(", ".join(map(str, finding.get("codes") or [])), 200, style="yellow"),
             ("]" if finding.get("codes") else "", "yellow"),
@@ -544,7 +525,7 @@ def evidence_text(
     out.append_text(_heading("LABELS"))
     out.append_text(labels_text(current, reviewer, kind, pending_note))
 
-    if kind == WITHHELD_KIND:
+    if kind == WITHHELD_ANSWER:
         out.append_text(withheld_text(ev))
         out.append_text(reads_text(ev, title="READS OF THE RUN", unnamed="  every call of the run:"))
     elif kind == "dangling-reference":

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from reviewer.ui.widgets.run_list import BLOCK, RunList
 from reviewer.ui.widgets.safe import cell
+from store.vocab import DISAGREEMENT, WITHHELD_ANSWER, disagreement
 
 #: (title, width or 0 for "the rest")
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -31,8 +32,8 @@ def label_state(labels: dict[str, str], reviewer: str | None) -> str:
     """unlabelled | mine | others | disagreement, for the mark in a row's first column."""
     if not labels:
         return "unlabelled"
-    if len(set(labels.values())) > 1:
-        return "disagreement"
+    if disagreement(labels.values()):
+        return DISAGREEMENT
     return "mine" if reviewer in labels else "others"
 
 
@@ -57,7 +58,7 @@ def finding_row_text(row: dict[str, Any], width: int, reviewer: str | None) -> T
     rest = max(8, width - used)
     quote = row.get("span_text")
     body = f"“{quote}”" if quote else (row.get("message") or "")
-    withheld = row.get("kind") == "withheld-answer"
+    withheld = row.get("kind") == WITHHELD_ANSWER
     parts = [
         Text(mark, style=mark_style, end=""),
         cell(row.get("kind") or "?", 16, style="bold red" if withheld else "bold yellow"),

@@ -13,6 +13,7 @@ from textual.strip import Strip
 
 from reviewer.ui.widgets.cursor_list import CursorList
 from reviewer.ui.widgets.safe import cell
+from store.vocab import is_withheld
 
 #: Rows per block (must match what the screen asks the service for).
 BLOCK = 100
@@ -40,11 +41,6 @@ OUTCOME_STYLES = {
     "incomplete": "yellow",
 }
 WITHHELD_STYLE = "bold red"
-
-
-def is_withheld(outcome: str | None) -> bool:
-    """Anything other than a delivered answer (an incomplete recording is shown apart, not as withheld)."""
-    return outcome not in ("delivered", "incomplete", None)
 
 
 def outcome_text(outcome: str | None, width: int) -> Text:

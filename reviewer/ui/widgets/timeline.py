@@ -8,6 +8,7 @@ from rich.text import Text
 
 from reviewer.ui.widgets.cursor_list import CursorList
 from reviewer.ui.widgets.safe import human_size, inert
+from store.vocab import call_failed, disagreement
 
 #: Characters of recorded text a timeline row may show (a row is one line anyway).
 ROW_CHARS = 300
@@ -32,7 +33,7 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
             (_one_line(row.get("text")), "italic dim"),
         )
     if kind == "tool_call":
-        failed = row.get("error") or row.get("status") in ("error", "failure", "invalid", "denied")
+        failed = call_failed(row.get("error"), row.get("status"))
         mark = ("✗ ", ERROR_STYLE) if failed else ("⚙ ", "bold")
         status = row.get("status") or ("done" if row.get("completed") else "open")
         flags = []
@@ -86,7 +87,7 @@ def label_marks(labels: dict[str, str]) -> Text:
     """`  ✓ ann:tp bob:fp` (reviewers' current verdicts), marked when they disagree."""
     if not labels:
         return Text("")
-    disagree = len(set(labels.values())) > 1
+    disagree = disagreement(labels.values())
     out = Text("  ")
     out.append("≠ " if disagree else "✓ ", style="bold red" if disagree else "green")
     out.append(" ".join(f"{_one_line(who, 24)}:{verdict}" for who, verdict in labels.items()), style="green")

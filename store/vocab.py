@@ -1,0 +1,131 @@
+"""Every word the store, the domain, the app and the CLI share, defined once.
+
+Outcomes and which of them mean the person received nothing, finding kinds and the verdicts each accepts,
+label states, the "current label" and "disagreement" rules, and what makes a tool call "failed". Where a
+rule is also needed in SQL, the SQL is generated here from the same definition (and
+tests/test_vocabulary.py checks both on one table of cases), so no caller re-derives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# -- outcomes: what happened to a run's answer (decided in store/reading/outcome.py) ---------------------------
+
+DELIVERED = "delivered"
+#: the recording stops before the run ended: shown apart, never as withheld
+INCOMPLETE = "incomplete"
+OUTCOMES = (
+    DELIVERED,
+    "withheld",
+    "refused",
+    "denied",
+    "contract_unmet",
+    "paused",
+    "cut_short",
+    INCOMPLETE,
+)
+#: outcomes after which the caller did receive the answer, or where we cannot say it was kept back
+NOT_WITHHELD = (DELIVERED, INCOMPLETE)
+#: outcomes that mean the person received nothing ("withheld" in the app's marks and filters)
+WITHHELD_OUTCOMES = tuple(o for o in OUTCOMES if o not in NOT_WITHHELD)
+
+
+def is_withheld(outcome: str | None) -> bool:
+    """True when the person received nothing: any known outcome but delivered or incomplete."""
+    return outcome is not None and outcome not in NOT_WITHHELD
+
+
+def withheld_sql(column: str) -> str:
+    """`is_withheld` as an SQL condition on `column` (NULL is not withheld, as in Python)."""
+    return f"{column} NOT IN ({', '.join(repr(o) for o in NOT_WITHHELD)})"
+
+
+# -- finding kinds (the recording names most of them; these are the ones a rule depends on) ---------------------
+
+WITHHELD_ANSWER = "withheld-answer"
+EVIDENCE_GATE = "evidence-gate"
+COVERAGE_GAP = "coverage-gap"
+DANGLING_REFERENCE = "dangling-reference"
+NEGATIVE_CLAIM = "negative-claim"
+#: a label target that is not a finding: words of an answer the detector did not flag
+MISSED_NEGATIVE = "missed-negative"
+
+# -- verdicts: which judgements fit which target ---------------------------------------------------------------
+
+FINDING_VERDICTS = ("tp", "fp", "unsure")
+WITHHELD_VERDICTS = ("justified", "wrong", "unsure")
+MISSED = "missed"
+#: the verdict an undo appends when the reviewer had nothing before: it removes their current label
+CLEARED = "cleared"
+#: every verdict a person can give on a finding (either kind), in the order the CLI offers them
+JUDGEMENTS = tuple(dict.fromkeys(FINDING_VERDICTS + WITHHELD_VERDICTS))
+#: every verdict a label row may carry, besides CLEARED
+VERDICTS = (*JUDGEMENTS, MISSED)
+MISSED_LISTS = ("none", "complete")
+VERDICT_NAMES = {
+    "tp": "true positive",
+    "fp": "false positive",
+    "unsure": "unsure",
+    "justified": "withholding justified",
+    "wrong": "withholding wrong",
+    MISSED: "missed negative",
+}
+
+
+def verdicts_for(kind: str | None) -> tuple[str, ...]:
+    """The verdicts a target of `kind` accepts, in key order (1, 2, 3 in the app)."""
+    if kind == WITHHELD_ANSWER:
+        return WITHHELD_VERDICTS
+    if kind == MISSED_NEGATIVE:
+        return (MISSED,)
+    return FINDING_VERDICTS
+
+
+# -- current label and disagreement ----------------------------------------------------------------------------
+
+#: the one SQL definition of a current label: each reviewer's latest row on a target, unless it clears
+CURRENT_LABELS_VIEW = f"""
+        CREATE VIEW current_labels AS
+        SELECT l.* FROM labels l
+        WHERE l.id = (SELECT max(id) FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer)
+          AND l.verdict != '{CLEARED}'"""
+
+
+def current_labels(history: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """reviewer -> their latest row in a target's history (oldest first), by reviewer; CLEARED removes one.
+
+    The Python twin of CURRENT_LABELS_VIEW.
+    """
+    latest: dict[str, Mapping[str, Any]] = {}
+    for row in history:
+        latest[row["reviewer"]] = row
+    return {r: row for r, row in sorted(latest.items()) if row.get("verdict") != CLEARED}
+
+
+def disagreement(verdicts: Iterable[Any]) -> bool:
+    """Reviewers disagree when their current verdicts on one target are not all the same."""
+    return len(set(verdicts)) > 1
+
+
+def disagreement_sql(verdict_column: str) -> str:
+    """`disagreement` as an SQL aggregate over a target's current labels (1 or 0)."""
+    return f"count(DISTINCT {verdict_column}) > 1"
+
+
+#: the label states the findings queue filters on
+LABEL_STATES = ("any", "unlabelled", "mine", "not-mine", "disagreement", "labelled")
+UNLABELLED = "unlabelled"
+DISAGREEMENT = "disagreement"
+
+# -- tool calls ------------------------------------------------------------------------------------------------
+
+#: declared `tool_end.status` values that mean the call failed (recording-format.md: status is one of
+#: success, failure, denied, invalid, partial, pending, absent; "error" is not among them)
+FAILED_STATUSES = ("failure", "invalid", "denied")
+
+
+def call_failed(error: Any, status: str | None) -> bool:
+    """A failed tool call: `tool_end.error === true`, or a declared failure, denial or invalid-args status."""
+    return bool(error) or status in FAILED_STATUSES
