@@ -14,8 +14,8 @@ orjson does the byte-pushing.
     python -m bench.corpus OUT_DIR --runs 1000 [--runs-per-file 10]
 
 Content knobs (probabilities per recording) live in `FEATURES`. Negative-claim spans are UTF-16 code
-unit offsets into the answer (or into the `summary` field of a typed JSON answer); `utf16_span` and
-`slice_utf16` convert.
+unit offsets into the answer (or into the `summary` field of a typed JSON answer); `store.spans`
+converts.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from store.spans import utf16_span
 
 FORMAT_V1 = "agentfootprint.recording.v1"
 PRODUCER = {"agentfootprintVersion": "9.62.0", "footprintjsVersion": "9.24.0"}
@@ -242,25 +244,6 @@ TOOLS = [
 TOOL_BY_NAME = {t[0]: t for t in TOOLS}
 
 # ----------------------------------------------------------------------------------------- helpers
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
-def utf16_span(text: str, clause: str, start_at: int = 0) -> dict[str, int]:
-    """UTF-16 code-unit span {start, end} (end exclusive) of `clause` in `text` (first hit at/after start_at)."""
-    index = text.index(clause, start_at)
-    start = utf16_len(text[:index])
-    return {"start": start, "end": start + utf16_len(clause)}
-
-
-def slice_utf16(text: str, start: int, end: int) -> str:
-    """Python slice of `text` for a UTF-16 span; raises ValueError if the span does not fit."""
-    raw = text.encode("utf-16-le")
-    if not 0 <= start <= end <= len(raw) // 2:
-        raise ValueError(f"span [{start}, {end}) does not fit a text of {len(raw) // 2} UTF-16 units")
-    return raw[start * 2 : end * 2].decode("utf-16-le")
 
 
 def _hash(text: str) -> str:

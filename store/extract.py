@@ -18,7 +18,8 @@ import orjson
 
 from store.decode import Recording, SharedState
 from store.outcome import classify_outcome
-from store.text import as_text, bounded, dumps, span_from_utf16
+from store.spans import span_from_utf16
+from store.text import as_text, bounded, dumps
 from store.vocab import (
     COVERAGE_GAP,
     DANGLING_REFERENCE,

@@ -15,9 +15,8 @@ from bench.corpus import (
     NEGATIVES,
     generate_corpus,
     make_recording,
-    slice_utf16,
-    utf16_span,
 )
+from store.spans import slice_utf16, utf16_span
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_recordings"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from store.text import index_to_utf16, span_from_utf16, utf16_len
+from store.spans import index_to_utf16, span_from_utf16, utf16_len
 
 
 def js_slice(text: str, start: int, end: int) -> str:

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.corpus import ABSENT_NOTE, SEMANTICS_NOTE, slice_utf16, utf16_len, utf16_span  # noqa: E402
+from bench.corpus import ABSENT_NOTE, SEMANTICS_NOTE  # noqa: E402
+from store.spans import slice_utf16, utf16_len, utf16_span  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEMPLATES = Path(__file__).resolve().parents[2] / "shared" / "recordings"

@@ -19,17 +19,13 @@ from functools import cached_property
 from typing import Literal, cast
 
 from store.pack_identity import exported_object, pack_content_id
+from store.spans import utf16_len
 
 ListName = Literal["none", "complete"]
 LIST_NAMES: tuple[ListName, ...] = ("none", "complete")
 
 MAX_PHRASES = 32
 MAX_PHRASE_UTF16 = 128
-
-
-def _utf16_len(s: str) -> int:
-    """Length in UTF-16 code units, the unit the framework's limits count (astral chars count 2)."""
-    return len(s.encode("utf-16-le")) // 2
 
 
 def clean_phrase(phrase: str) -> str:
@@ -99,7 +95,7 @@ def phrase_problem(phrase: object, where: str = "phrase") -> PackProblem | None:
             f"{where} is empty after stripping whitespace and invisible characters (zero-width, direction marks)",
             phrase=phrase,
         )
-    units = _utf16_len(cleaned)
+    units = utf16_len(cleaned)
     if units > MAX_PHRASE_UTF16:
         return PackProblem(
             "too-long",

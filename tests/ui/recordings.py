@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from store.spans import utf16_span
+
 # "🚀" and "🛰" are outside the BMP (2 UTF-16 units, 1 str index); "\u200b" is zero-width (inert shows it as
 # 6 characters); "\x1b" is an escape (inert shows "␛"). All of them come before the flagged clauses.
 ANSWER = (
@@ -20,12 +22,6 @@ PROMPT = "[bold red]Is anything on fire?[/] [link=http://x]click[/link]"
 EMOJI_RUN = "run-tiny-emoji-1"
 DENIED_RUN = "run-tiny-denied-1"
 DENIED_ANSWER = "The refund of 250 was approved."
-
-
-def utf16_span(text: str, clause: str) -> dict[str, int]:
-    i = text.index(clause)
-    start = len(text[:i].encode("utf-16-le")) // 2
-    return {"start": start, "end": start + len(clause.encode("utf-16-le")) // 2}
 
 
 def _ev(run_id: str, type_: str, payload: dict[str, Any], ms: int, stage: str = "x#1") -> dict[str, Any]:
