@@ -25,10 +25,10 @@ from pathlib import Path
 import zstandard
 from sqlite_utils import Database
 
-from store.decode import decode_recording
 from store.errors import RecordingError
-from store.extract import extract
-from store.sources import SourceItem, SourceProblem, iter_sources, read_source
+from store.reading.decode import decode_recording
+from store.reading.extract import extract
+from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
 from store.writer import Prepared, note_source, to_tuples, write_quarantine, write_recording
 
 CODEC = "zstd"

@@ -9,7 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.db import write_lock
-from store.extract import Extracted
+from store.reading.extract import Extracted
 from store.schema import COLUMNS
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from store import artifacts
 from store.errors import RecordingError
-from store.sources import SourceItem, SourceProblem, iter_sources, read_source
+from store.reading import artifacts
+from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
 from tests.artifact_fixtures import (
     RECORDINGS,
     Scope,

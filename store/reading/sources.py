@@ -10,38 +10,14 @@ import os
 import stat
 import zipfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from store import artifacts
 from store.errors import RecordingError
+from store.reading import artifacts
+from store.reading.items import MAX_BUNDLE_MEMBER_BYTES, MAX_RECORDING_BYTES, SourceItem, SourceProblem
 
-#: A recording larger than this is refused before it is read (the largest real one is 7.6 MB).
-MAX_RECORDING_BYTES = 512 * 1024 * 1024
-#: Bundle members whose uncompressed size exceeds this are refused without being extracted.
-MAX_BUNDLE_MEMBER_BYTES = 256 * 1024 * 1024
 #: Names a bug-report bundle may hold its recording under, in order of preference.
 BUNDLE_MEMBERS = ("envelope.json", "recording.json")
-
-
-@dataclass(frozen=True)
-class SourceItem:
-    """One recording to read. `container` says how: file | bundle | file-artifacts | sqlite-artifacts."""
-
-    origin: str
-    container: str
-    path: str
-    member: str | None = None
-    size: int = 0
-
-
-@dataclass(frozen=True)
-class SourceProblem:
-    """A location that could not even be enumerated; it is quarantined with `code` and `message`."""
-
-    origin: str
-    code: str
-    message: str
 
 
 def iter_sources(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from store.decode import SharedState
+from store.reading.decode import SharedState
 
 
 class RunEvents(Protocol):

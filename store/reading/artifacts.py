@@ -33,13 +33,11 @@ import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from store.errors import RecordingError
-
-if TYPE_CHECKING:
-    from store.sources import SourceItem, SourceProblem
+from store.reading.items import MAX_RECORDING_BYTES, SourceItem, SourceProblem
 
 #: The artifact kind a run recording is stored under (`RECORDING_ARTIFACT_KIND`).
 RECORDING_KIND = "recording/run"
@@ -138,8 +136,6 @@ def iter_file_artifacts(root: Path) -> Iterator[SourceItem | SourceProblem]:
     Other kinds are skipped silently, as are hidden files, symlinks and `<ref>.bin` payload files.
     Anything else in the store (a file at the wrong depth, a broken envelope) is a SourceProblem.
     """
-    from store.sources import SourceItem, SourceProblem
-
     root = Path(root)
     for path, depth, problem in _walk_store(root):
         if problem is not None:
@@ -266,8 +262,6 @@ def _meta_kind(meta: dict[str, Any]) -> str:
 
 
 def _read_file_artifact(item: SourceItem) -> bytes:
-    from store.sources import MAX_RECORDING_BYTES
-
     path = Path(item.path)
     try:
         size = path.stat().st_size
@@ -355,8 +349,6 @@ def _connect_ro(path: Path) -> sqlite3.Connection:
 
 def iter_sqlite_artifacts(path: Path) -> Iterator[SourceItem | SourceProblem]:
     """One SourceItem per `recording/run` row, ordered by (scope_ns, ref); other kinds are skipped."""
-    from store.sources import SourceItem, SourceProblem
-
     path = Path(path)
     try:
         conn = _connect_ro(path)
@@ -412,8 +404,6 @@ def _schema_version(conn: sqlite3.Connection) -> float | None:
 
 
 def _read_sqlite_artifact(item: SourceItem) -> bytes:
-    from store.sources import MAX_RECORDING_BYTES
-
     try:
         key = json.loads(item.member or "")
         scope_ns, ref = key

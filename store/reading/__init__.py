@@ -1,0 +1,1 @@
+"""Bytes -> rows: finding recordings, decoding them, deciding outcomes and extracting rows. No database."""

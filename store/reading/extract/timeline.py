@@ -1,0 +1,78 @@
+"""The run's narrative timeline: one bounded row per event a reviewer reads (high-volume events left out)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from store.reading.extract.walk import (
+    RunWalk,
+    as_int,
+    as_str,
+)
+from store.reading.text import as_text, bounded
+
+#: Timeline rows keep a short summary; the full payload stays in the compressed original.
+SUMMARY_CHARS = 160
+#: High-volume events the timeline table leaves out: their content is in tool_calls, coverage, semantics
+#: and evictions, or is mechanical (tokens, context composition). Every event stays in the original.
+NOT_IN_TIMELINE = frozenset(
+    {
+        "stream.token",
+        "stream.tool_start",
+        "stream.tool_end",
+        "stream.tool_progress",
+        "context.injected",
+        "context.slot_composed",
+        "context.evaluated",
+        "tools.semantics_declared",
+        "tools.coverage_declared",
+        "stream.thinking_delta",
+    }
+)
+
+
+def timeline(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
+    """One bounded row per narrative event (see NOT_IN_TIMELINE for what is left out, and why)."""
+    for i in walk.indexes:
+        t = walk.shorts[i]
+        if t in NOT_IN_TIMELINE:
+            continue
+        e = walk.ev(i)
+        m = walk.meta(i)
+        p = walk.payload(i)
+        walk.out.events.append(
+            {
+                "run_key": walk.key,
+                "seq": i,
+                "type": e["type"],
+                "stage": as_str(m.get("runtimeStageId")),
+                "wall_ms": as_int(m.get("wallClockMs")),
+                "iteration": walk.iteration_at.get(i),
+                "call_id": as_str(p.get("toolCallId")),
+                "summary": _summary(t, p),
+            }
+        )
+
+
+def _summary(t: str, p: dict[str, Any]) -> str | None:
+    """A one-line, bounded description of an event for the timeline."""
+    pick = {
+        "agent.turn_start": "userPrompt",
+        "agent.turn_end": "finalContent",
+        "stream.llm_end": "content",
+        "stream.tool_start": "toolName",
+        "stream.tool_end": "result",
+        "agent.route_decided": "chosen",
+        "integrity.context_error": "message",
+        "pause.request": "reason",
+        "middleware.decision": "outcome",
+        "agent.evidence_checked": "action",
+        "context.evicted": "contentHash",
+        "tools.absent": "lookedFor",
+    }.get(t)
+    value = p.get(pick) if pick else None
+    if value is None:
+        keys = ", ".join(list(p)[:6])
+        return bounded(keys, SUMMARY_CHARS) if keys else None
+    text = as_text(value) or ""
+    return bounded(" ".join(text.split()), SUMMARY_CHARS)
