@@ -82,7 +82,7 @@ def ingest_in_child(
     import psutil
 
     code = (
-        "import sys, time; from store.db import open_database; from store.ingest import ingest; "
+        "import sys, time; from store.db.connection import open_database; from store.db.ingest import ingest; "
         "db = open_database(sys.argv[1]); t = time.perf_counter(); "
         "r = ingest(db, [sys.argv[2]], db_path=sys.argv[1]); "
         "print(time.perf_counter() - t, r.events, r.runs, len(r.quarantined))"
@@ -151,7 +151,7 @@ def timed(fn: Callable[[], Any], repeat: int = 15) -> float:
 
 
 def query_rows(db_path: Path, largest_key: str) -> list[Row]:
-    from store.db import open_database
+    from store.db.connection import open_database
     from store.queries import get_run, list_runs
     from store.queue import next_unlabelled
     from store.ui_queries import runs_page
@@ -236,7 +236,7 @@ def replay_rows(answers: int, work: Path) -> list[Row]:
 
     from bench.replay import COMPLETE_PHRASES, NONE_PHRASES, build
     from reviewer.packs import change_pack, create_pack, run_replay
-    from store.db import open_database
+    from store.db.connection import open_database
     from store.packs import iter_answers
 
     db_path = work / f"replay-{answers}.db"
@@ -269,7 +269,7 @@ def replay_rows(answers: int, work: Path) -> list[Row]:
 
 
 def largest_run_key(db_path: Path) -> str:
-    from store.db import open_database
+    from store.db.connection import open_database
 
     db = open_database(db_path)
     key = db.execute("SELECT key FROM runs ORDER BY events DESC LIMIT 1").fetchone()[0]
@@ -282,8 +282,8 @@ def add_large_runs(db_path: Path, work: Path) -> None:
     import orjson
 
     from bench.corpus import make_recording
-    from store.db import open_database
-    from store.ingest import ingest
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
 
     shared = ROOT.parent.parent / "shared" / "recordings"
     big = work / "corpus-1200-events.json"
@@ -296,7 +296,7 @@ def add_large_runs(db_path: Path, work: Path) -> None:
 
 def label_some(db_path: Path, share: float = 0.3) -> None:
     """Label a share of findings so 'next unlabelled' has to skip past labelled ones."""
-    from store.db import open_database
+    from store.db.connection import open_database
     from store.labels import label_finding
 
     db = open_database(db_path)

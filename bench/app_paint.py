@@ -33,8 +33,8 @@ import orjson
 from reviewer.ui.app import ReviewerApp, make_app
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from store.ui_queries import insert_synthetic_runs, runs_of_source
 
 SHARED = Path("/work/shared/recordings")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from store.writer import ROW_TABLES
+from store.db.writer import ROW_TABLES
 
 CORPUS_ROOT = Path(__file__).resolve().parent / "corpus"
 #: The tables an ingest fills with rows (the extracted rows plus the full-text documents).
@@ -85,8 +85,8 @@ def raw_parse(paths: list[Path]) -> tuple[float, int]:
 
 def our_ingest(paths: list[Path], workers: int | None) -> tuple[float, int, Path, int]:
     """The product's ingest into a fresh database; returns (s, events, db path, rows written)."""
-    from store.db import open_database
-    from store.ingest import ingest
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
     db_path = tmp / "bench.db"

@@ -59,7 +59,7 @@ def answers(n: int, seed: int = 11) -> Iterator[tuple[str, str, list[tuple[int, 
 
 def build(db_path: Path, n: int) -> None:
     from store import labels as store_labels
-    from store.db import open_database
+    from store.db.connection import open_database
     from store.packs import insert_synthetic_answers, iter_answers
 
     started = time.perf_counter()
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     from reviewer.packs import change_pack, create_pack, run_replay
-    from store.db import open_database
+    from store.db.connection import open_database
     from store.packs import count_answers, latest_pack
 
     db_path = args.db or CORPUS_ROOT / f"replay-{args.answers}.db"

@@ -11,8 +11,8 @@ import orjson
 
 from reviewer.cli_common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
 from reviewer.exports import labels_text
+from store.db.ingest import IngestReport, ingest
 from store.errors import NotFound, StoreError
-from store.ingest import IngestReport, ingest
 from store.queries import get_run, list_findings, list_quarantine, list_runs, resolve_run
 from store.vocab import JUDGEMENTS, MISSED_LISTS, OUTCOMES
 
@@ -357,7 +357,7 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
 
     Example: reviewer reextract --all
     """
-    from store.reextract import reextract
+    from store.db.reextract import reextract
 
     db = open_db(db_path)
     done, failures = reextract(db, everything=everything)

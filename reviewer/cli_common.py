@@ -10,9 +10,9 @@ from typing import Any
 import click
 import orjson
 
-from store.db import open_database
+from store.db.connection import open_database
+from store.db.ingest import default_db_path
 from store.errors import StoreError
-from store.ingest import default_db_path
 
 db_option = click.option(
     "--db",

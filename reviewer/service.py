@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from sqlite_utils import Database
 
 from store import labels, queries, queue, ui_queries
-from store.db import open_database
+from store.db.connection import open_database
 
 T = TypeVar("T")
 

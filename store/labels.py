@@ -14,10 +14,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.db import write_lock
+from store.db.connection import write_lock
+from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
 from store.vocab import CLEARED, MISSED, MISSED_LISTS, MISSED_NEGATIVE, VERDICTS, verdicts_for
-from store.writer import now_iso
 
 LABEL_FIELDS = (
     "uid",

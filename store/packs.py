@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.db import write_lock
+from store.db.connection import write_lock
+from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
-from store.writer import now_iso
 
 #: Answers read per page by `iter_answers` (about 2 MB of text at typical answer sizes).
 ANSWER_PAGE = 2_000

@@ -13,9 +13,9 @@ from typing import Any
 import orjson
 from sqlite_utils import Database
 
+from store.db.writer import now_iso
 from store.errors import NotFound
 from store.queries import RUN_LIST_COLUMNS, _finding_out, _rows, _run_out, resolve_run, run_filters
-from store.writer import now_iso
 
 #: sort name -> (key expressions on alias `r`, descending?, is the first key nullable?). Every sort ends with
 #: `r.key`, so it is total. `newest`/`oldest` order on the raw `started_ms` (not `coalesce(...)`) so SQLite walks
@@ -275,8 +275,8 @@ def insert_synthetic_runs(
 
     Rows have plausible agents, outcomes and counts but no events, calls or findings rows; FTS is not fed.
     """
-    from store.db import write_lock
-    from store.schema import COLUMNS
+    from store.db.connection import write_lock
+    from store.db.schema import COLUMNS
 
     rng = random.Random(seed)
     outcomes = [o for o, _ in _OUTCOMES]

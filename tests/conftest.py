@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from store.db import open_database
+from store.db.connection import open_database
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_RECORDINGS = REPO.parent / "shared" / "recordings"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from store.ingest import ingest
+from store.db.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 
 GOOD = SHARED_RECORDINGS / "plain-tool-run.json"

@@ -13,22 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from tests.conftest import REPO
 from tests.corpus_util import make_copies
 
 pytestmark = pytest.mark.slow
 
 INGEST = (
-    "import sys; from store.db import open_database; from store.ingest import ingest; "
+    "import sys; from store.db.connection import open_database; from store.db.ingest import ingest; "
     "db = open_database(sys.argv[1]); r = ingest(db, [sys.argv[2]], db_path=sys.argv[1], workers=int(sys.argv[3])); "
     "print('done', r.stored, r.unchanged, len(r.quarantined), flush=True)"
 )
 
 LABELLER = """
 import sys
-from store.db import open_database
+from store.db.connection import open_database
 from store import labels
 db = open_database(sys.argv[1])
 ids = [r[0] for r in db.execute("SELECT id FROM findings WHERE kind != 'withheld-answer' ORDER BY id")]

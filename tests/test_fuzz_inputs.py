@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 
 BASES = {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 
 TABLES = (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from store.ingest import ingest
+from store.db.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 
 
@@ -97,7 +97,7 @@ def test_paused_run_keeps_its_consumer_scope_pause(db: Database, db_path: Path) 
 
 
 def test_parallel_workers_give_the_same_rows_as_one_process(tmp_path: Path) -> None:
-    from store.db import open_database
+    from store.db.connection import open_database
 
     counts = []
     for workers in (1, 2):

@@ -15,8 +15,8 @@ from sqlite_utils import Database
 
 from reviewer.cli import cli
 from store import labels
-from store.ingest import ingest
-from store.reextract import reextract
+from store.db.ingest import ingest
+from store.db.reextract import reextract
 from tests.conftest import SHARED_RECORDINGS
 
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from reviewer.cli import cli
 from reviewer.review.replay import DEFAULT_SEED, in_holdout
 from store import labels as store_labels
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from store.queries import resolve_run
 from tests.conftest import SAMPLES
 from tests.test_packs_store import build_hand_corpus, finding_id, missed

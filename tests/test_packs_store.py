@@ -14,8 +14,8 @@ from reviewer.review.pack_replay import build_labels, consensus
 from reviewer.review.packs import PhrasePack
 from store import labels as store_labels
 from store import packs as store_packs
+from store.db.ingest import ingest
 from store.errors import NotFound
-from store.ingest import ingest
 from store.queries import resolve_run
 
 # -- the by-hand corpus --------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 from sqlite_utils import Database
 
 from store import labels
-from store.ingest import ingest
+from store.db.ingest import ingest
 from store.queue import finding_evidence, next_unlabelled, queue_count, queue_page
 from tests.conftest import SHARED_RECORDINGS
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlite_utils import Database
 
-from store.ingest import ingest
+from store.db.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 
 FILES = sorted(SHARED_RECORDINGS.glob("*.json"))
@@ -89,7 +89,7 @@ def independent_reading(path: Path) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory: pytest.TempPathFactory) -> Database:
-    from store.db import open_database
+    from store.db.connection import open_database
 
     path = tmp_path_factory.mktemp("real") / "real.db"
     db = open_database(path)

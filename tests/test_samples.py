@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from store.ingest import ingest
+from store.db.ingest import ingest
 from tests.conftest import SAMPLES
 
 # From sample_recordings/README.md: file -> (runs, tool calls, negative-claim-style findings, outcomes)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from store.db import open_database
+from store.db.connection import open_database
+from store.db.schema import migrations
 from store.errors import DatabaseCorruptError, DatabaseVersionError
-from store.schema import migrations
 from tests.conftest import REPO
 
 OLD = REPO / "tests" / "fixtures" / "schema-v2-with-labels.db"

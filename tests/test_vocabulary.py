@@ -17,9 +17,9 @@ from reviewer.ui.widgets.finding_list import label_state as list_label_state
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, outcome_text
 from reviewer.ui.widgets.timeline import label_marks, timeline_row_text
 from store import labels, vocab
-from store.db import open_database
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from store.errors import StoreError
-from store.ingest import ingest
 from store.queries import run_filters
 from store.queue import queue_page, queue_progress
 from tests.conftest import REPO, SHARED_RECORDINGS

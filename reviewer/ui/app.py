@@ -202,7 +202,7 @@ def make_app(
     `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab without --reviewer).
     """
     if db_path is None:
-        from store.ingest import default_db_path
+        from store.db.ingest import default_db_path
 
         db_path = default_db_path()
     return ReviewerApp(

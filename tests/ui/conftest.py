@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from reviewer.ui.app import ReviewerApp, make_app
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from tests.conftest import SAMPLES, SHARED_RECORDINGS
 from tests.ui.recordings import write_tiny_recordings
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from reviewer.ui.app import make_app
 from reviewer.ui.widgets.run_list import BLOCK
-from store.db import open_database
+from store.db.connection import open_database
 from store.ui_queries import insert_synthetic_runs
 from tests.ui.conftest import SIZE, wait_until
 

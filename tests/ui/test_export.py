@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from store import labels
-from store.db import open_database
+from store.db.connection import open_database
 from tests.ui.conftest import SIZE, wait_until
 
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from reviewer.cli import cli
 from reviewer.ui.app import make_app
 from reviewer.ui.screens.run import RunScreen
-from store.db import open_database
-from store.ingest import ingest
+from store.db.connection import open_database
+from store.db.ingest import ingest
 from tests.conftest import SHARED_RECORDINGS
 from tests.ui.conftest import SIZE
 from tests.ui.test_app import open_run

@@ -29,7 +29,7 @@ from reviewer.ui.screens.stats import StatsScreen
 from reviewer.ui.widgets.answer import AnswerView
 from reviewer.ui.widgets.detail import DetailPanel
 from store import labels
-from store.db import connect
+from store.db.connection import connect
 from store.queue import queue_count, queue_page
 from tests.ui.conftest import SIZE, jump_to_run, wait_until
 

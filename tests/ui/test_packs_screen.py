@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from reviewer.ui.screens.packs import DEFAULT_PACK, PacksScreen
 from store import packs as store_packs
-from store.db import open_database
+from store.db.connection import open_database
 from tests.test_packs_store import build_hand_corpus
 
 

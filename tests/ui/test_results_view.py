@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static, Tree
 from reviewer.ui.results import ToolResultView, render_tool_result
 from reviewer.ui.results.chart import SeriesPlot
 from reviewer.ui.results.raw import RawView
-from store.ingest import ingest
+from store.db.ingest import ingest
 from store.queries import get_run
 from tests.conftest import SHARED_RECORDINGS
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.service import ReviewService, build_timeline
-from store.db import open_database
+from store.db.connection import open_database
 from store.errors import NotFound
 from store.labels import label_finding
 from store.queries import list_runs

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store import labels
-from store.db import open_database
+from store.db.connection import open_database
 from tests.ui.conftest import SIZE, wait_until
 from tests.ui.recordings import EMOJI_RUN
 from tests.ui.test_app import open_run

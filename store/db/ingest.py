@@ -1,7 +1,8 @@
 """The ingest pipeline: enumerate sources, parse and extract (in worker processes for big batches), write.
 
-Parsing and extraction are CPU-bound and run in up to one process per core; the parent is the single
-writer, one transaction per recording. A re-ingest of identical bytes is detected by content hash before
+Parsing and extraction are CPU-bound and run in up to one process per core; for big batches each worker
+also writes the recordings it read, on its own connection, one transaction per recording (BEGIN IMMEDIATE
+queues the writers), so nothing large crosses a process boundary. A re-ingest of identical bytes is detected by content hash before
 any parsing. Any failure of one input is quarantined with its reason and the batch goes on.
 """
 
@@ -25,11 +26,11 @@ from pathlib import Path
 import zstandard
 from sqlite_utils import Database
 
+from store.db.writer import Prepared, note_source, to_tuples, write_quarantine, write_recording
 from store.errors import RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
-from store.writer import Prepared, note_source, to_tuples, write_quarantine, write_recording
 
 CODEC = "zstd"
 ZSTD_LEVEL = 3
@@ -250,7 +251,7 @@ def _work(item: SourceItem, db_path: str) -> Outcome:
     """In a worker: prepare one source and write it on this worker's own connection."""
     global _worker_writer
     if _worker_writer is None:
-        from store.db import open_database
+        from store.db.connection import open_database
 
         _worker_writer = open_database(db_path, migrate=False)
         _worker_writer.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from store.db.schema import migrations
 from store.errors import DatabaseCorruptError, DatabaseVersionError
-from store.schema import migrations
 
 #: How long a writer waits for another writer before giving up (several app processes share one file).
 BUSY_TIMEOUT_S = 60.0

@@ -8,9 +8,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.db import write_lock
+from store.db.connection import write_lock
+from store.db.schema import COLUMNS
 from store.reading.extract import Extracted
-from store.schema import COLUMNS
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
 EXTRACTOR_VERSION = 1
@@ -30,7 +30,7 @@ class Prepared:
 
 
 def to_tuples(x: Extracted) -> dict[str, list[tuple[Any, ...]]]:
-    """Rows in column order, built where the CPU is cheap (a worker), not in the single writer."""
+    """Rows in column order, built where the recording was extracted, before the write transaction opens."""
     return {t: [tuple(r.get(c) for c in COLUMNS[t]) for r in getattr(x, t)] for t in ROW_TABLES}
 
 

@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 from sqlite_utils import Database
 
-from store.db import write_lock
+from store.db.connection import write_lock
+from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows
 from store.errors import RecordingError
 from store.queries import original_bytes
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
-from store.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows
 
 
 def reextract(

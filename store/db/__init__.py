@@ -1,0 +1,1 @@
+"""The review database: connection, schema and migrations, the writer, ingest and re-extraction."""
