@@ -152,9 +152,8 @@ def timed(fn: Callable[[], Any], repeat: int = 15) -> float:
 
 def query_rows(db_path: Path, largest_key: str) -> list[Row]:
     from store.db.connection import open_database
-    from store.queries import get_run, list_runs
-    from store.queue import next_unlabelled
-    from store.ui_queries import runs_page
+    from store.findings import next_unlabelled
+    from store.runs import get_run, list_runs, runs_page
 
     db = open_database(db_path)
     n_runs = db.execute("SELECT count(*) FROM runs").fetchone()[0]

@@ -5,7 +5,7 @@
 Measures, headless at 160x50 (`App.run_test`), the median of `--repeat` runs after one warm-up:
 
 * empty start-up: `make_app` on an empty database -> first frame with the (empty) runs list drawn;
-* runs screen, 100,000 runs: `make_app` -> first frame with rows drawn (synthetic rows, `store.ui_queries`);
+* runs screen, 100,000 runs: `make_app` -> first frame with rows drawn (synthetic rows, `bench.synthetic`);
 * jump to the last of 100,000 runs: `end` -> first frame with the last row drawn;
 * run screen, largest real recording (/work/shared/recordings): `enter` -> first frame with the answer
   drawn, and -> first frame with the timeline drawn;
@@ -30,12 +30,13 @@ from typing import Any
 
 import orjson
 
+from bench.synthetic import insert_synthetic_runs
 from reviewer.ui.app import ReviewerApp, make_app
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from store.ui_queries import insert_synthetic_runs, runs_of_source
+from store.recordings import runs_of_source
 
 SHARED = Path("/work/shared/recordings")
 SIZE = (160, 50)

@@ -3,7 +3,7 @@
     python -m bench.replay [--answers 100000] [--db PATH] [--fresh]
 
 Builds (once, cached under bench/corpus/) a database of synthetic answers inserted through
-`store.packs.insert_synthetic_answers` (bare runs rows with placed negative-claim findings, and a few
+`bench.synthetic.insert_synthetic_answers` (bare runs rows with placed negative-claim findings, and a few
 hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.pack_cli.run_replay`,
 the same path the CLI and the packs screen use: keyset pages from SQLite, label resolution, the domain
 Replayer, the trial record. Prints progress while it runs and the throughput in answers/s.
@@ -58,9 +58,10 @@ def answers(n: int, seed: int = 11) -> Iterator[tuple[str, str, list[tuple[int, 
 
 
 def build(db_path: Path, n: int) -> None:
+    from bench.synthetic import insert_synthetic_answers
     from store import labels as store_labels
     from store.db.connection import open_database
-    from store.packs import insert_synthetic_answers, iter_answers
+    from store.packs import iter_answers
 
     started = time.perf_counter()
     db = open_database(db_path)

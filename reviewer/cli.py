@@ -13,7 +13,9 @@ from reviewer.cli_common import db_option, db_path_or_default, emit, json_option
 from reviewer.exports import labels_text
 from store.db.ingest import IngestReport, ingest
 from store.errors import NotFound, StoreError
-from store.queries import get_run, list_findings, list_quarantine, list_runs, resolve_run
+from store.findings import list_findings
+from store.recordings import list_quarantine
+from store.runs import get_run, list_runs, resolve_run
 from store.vocab import JUDGEMENTS, MISSED_LISTS, OUTCOMES
 
 _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}

@@ -28,6 +28,7 @@ from reviewer.review.packs import (
     normalise_phrase,
 )
 from reviewer.review.replay import DEFAULT_SEED
+from store import labels as store_labels
 from store import packs as store_packs
 from store.errors import NotFound, StoreError
 from store.packs import StoredPack
@@ -176,7 +177,7 @@ def pack_diff(db: Any, a_ref: str, b_ref: str | None = None) -> dict[str, Any]:
 
 
 def load_labels(db: Any) -> Any:
-    return build_labels(store_packs.iter_finding_labels(db), store_packs.iter_missed_labels(db))
+    return build_labels(store_labels.iter_finding_labels(db), store_labels.iter_missed_labels(db))
 
 
 def run_replay(

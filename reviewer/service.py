@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from store import labels, queries, queue, ui_queries
+from reviewer.review.evidence import assemble_evidence
+from store import findings, labels, runs
 from store.db.connection import open_database
 
 T = TypeVar("T")
@@ -25,7 +26,7 @@ T = TypeVar("T")
 RUNS_BLOCK = 100
 #: Most timeline rows built for one run (each kind is capped at this in the store too).
 TIMELINE_CAP = 5_000
-#: Queue filter names the service passes to `store.queue` (anything else is dropped).
+#: Queue filter names the service passes to `store.findings` (anything else is dropped).
 QUEUE_FILTERS = ("kind", "code", "tool", "pack_version", "state", "run_key")
 
 
@@ -86,7 +87,7 @@ class ReviewService:
     # -- runs ---------------------------------------------------------------------------------------------------
 
     async def count_runs(self, **filters: Any) -> int:
-        return await self._call(queries.count_runs, **_clean(filters))
+        return await self._call(runs.count_runs, **_clean(filters))
 
     async def runs_block(
         self,
@@ -100,10 +101,8 @@ class ReviewService:
         """One block of runs in `sort` order, each with `cursor` (keyset token) and `unlabelled`."""
 
         def work(db: Database) -> list[dict[str, Any]]:
-            rows = ui_queries.runs_page(
-                db, sort=sort, after=after, offset=offset, limit=limit, **_clean(filters)
-            )
-            counts = ui_queries.unlabelled_counts(db, [r["run_key"] for r in rows])
+            rows = runs.runs_page(db, sort=sort, after=after, offset=offset, limit=limit, **_clean(filters))
+            counts = labels.unlabelled_counts(db, [r["run_key"] for r in rows])
             for r in rows:
                 r["unlabelled"] = counts.get(r["run_key"])
             return rows
@@ -117,9 +116,9 @@ class ReviewService:
 
         def work(db: Database) -> tuple[int, list[dict[str, Any]]]:
             clean = _clean(filters)
-            total = queries.count_runs(db, **clean)
-            rows = ui_queries.runs_page(db, sort=sort, limit=limit, **clean)
-            counts = ui_queries.unlabelled_counts(db, [r["run_key"] for r in rows])
+            total = runs.count_runs(db, **clean)
+            rows = runs.runs_page(db, sort=sort, limit=limit, **clean)
+            counts = labels.unlabelled_counts(db, [r["run_key"] for r in rows])
             for r in rows:
                 r["unlabelled"] = counts.get(r["run_key"])
             return total, rows
@@ -128,28 +127,28 @@ class ReviewService:
 
     async def unlabelled_counts(self, keys: list[str]) -> dict[str, int | None]:
         """Findings still unlabelled per run key (`None`: unknown). Filled in by the labelling issue."""
-        return await self._call(ui_queries.unlabelled_counts, list(keys))
+        return await self._call(labels.unlabelled_counts, list(keys))
 
     async def facets(self) -> dict[str, list[str]]:
         """Values offered by the run filters: agents, tenants, finding kinds, phrase-pack versions."""
-        return await self._call(ui_queries.run_facets)
+        return await self._call(runs.run_facets)
 
     async def resolve_run(self, ident: str) -> str:
         """A run key from a run key or run id (raises `store.errors.NotFound`)."""
-        return await self._call(queries.resolve_run, ident)
+        return await self._call(runs.resolve_run, ident)
 
     # -- one run ------------------------------------------------------------------------------------------------
 
     async def run_header(self, ident: str) -> dict[str, Any]:
         """The run row (prompt, answer, outcome, counts) and its findings: what the run screen draws first."""
-        return await self._call(ui_queries.run_header, ident)
+        return await self._call(runs.run_header, ident)
 
     async def run_timeline(self, run_key: str, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The run's timeline rows in order: iterations, tool calls, evictions and `findings` (from the header),
         each finding row with its reviewers' current verdicts under "labels"."""
 
         def work(db: Database) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
-            return ui_queries.run_timeline_parts(db, run_key, max_rows=TIMELINE_CAP), queue.run_verdicts(
+            return runs.run_timeline_parts(db, run_key, max_rows=TIMELINE_CAP), labels.run_verdicts(
                 db, run_key
             )
 
@@ -162,26 +161,26 @@ class ReviewService:
 
     async def tool_call(self, run_key: str, call_id: str) -> dict[str, Any]:
         """`{"call": <get_run tool_calls element>, "coverage": [...]}` for one call."""
-        return await self._call(ui_queries.tool_call, run_key, call_id)
+        return await self._call(runs.tool_call, run_key, call_id)
 
     async def get_run(self, ident: str) -> dict[str, Any]:
         """Everything about one run (heavy: every tool result). Prefer `run_header` + `run_timeline`."""
-        return await self._call(queries.get_run, ident)
+        return await self._call(runs.get_run, ident)
 
     # -- findings queue -----------------------------------------------------------------------------------------
 
     async def queue_first(self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any) -> dict[str, Any]:
         """`{total, progress, rows}` for the queue under `filters`, in one trip to the database thread.
 
-        `total` counts the rows shown (label-state filter included); `progress` is `store.queue.queue_progress`
+        `total` counts the rows shown (label-state filter included); `progress` is `store.findings.queue_progress`
         over the same filters without the label state."""
 
         def work(db: Database) -> dict[str, Any]:
             clean = _queue_filters(filters, reviewer)
             return {
-                "total": queue.queue_count(db, **clean),
-                "progress": queue.queue_progress(db, **clean),
-                "rows": _with_cursor(queue.queue_page(db, limit=limit, **clean)),
+                "total": findings.queue_count(db, **clean),
+                "progress": findings.queue_progress(db, **clean),
+                "rows": _with_cursor(findings.queue_page(db, limit=limit, **clean)),
             }
 
         return await self._call(work)
@@ -200,18 +199,18 @@ class ReviewService:
         def work(db: Database) -> list[dict[str, Any]]:
             clean = _queue_filters(filters, reviewer)
             if after is not None:
-                return _with_cursor(queue.queue_page(db, after=after, limit=limit, **clean))
-            return _with_cursor(queue.queue_page_at(db, offset=offset, limit=limit, **clean))
+                return _with_cursor(findings.queue_page(db, after=after, limit=limit, **clean))
+            return _with_cursor(findings.queue_page_at(db, offset=offset, limit=limit, **clean))
 
         return await self._call(work)
 
     async def queue_progress(self, *, reviewer: str, **filters: Any) -> dict[str, int]:
-        return await self._call(lambda db: queue.queue_progress(db, **_queue_filters(filters, reviewer)))
+        return await self._call(lambda db: findings.queue_progress(db, **_queue_filters(filters, reviewer)))
 
     async def queue_position(self, finding_id: str, *, reviewer: str, **filters: Any) -> int | None:
         """The row of `finding_id` in the filtered queue (None: filtered out)."""
         return await self._call(
-            lambda db: queue.queue_position(db, finding_id, **_queue_filters(filters, reviewer))
+            lambda db: findings.queue_position(db, finding_id, **_queue_filters(filters, reviewer))
         )
 
     async def next_unlabelled(self, *, reviewer: str, after: str | None = None, **filters: Any) -> str | None:
@@ -222,20 +221,20 @@ class ReviewService:
             clean = _queue_filters(filters, reviewer)
             clean.pop("state", None)
             clean.pop("reviewer", None)
-            return queue.next_unlabelled(db, after=after, reviewer=reviewer, **clean)
+            return findings.next_unlabelled(db, after=after, reviewer=reviewer, **clean)
 
         return await self._call(work)
 
     async def queue_facets(self) -> dict[str, list[str]]:
         """Values offered by the queue filters: kinds, codes, tools, phrase-pack versions."""
-        return await self._call(queue.queue_facets)
+        return await self._call(findings.queue_facets)
 
     async def finding_evidence(self, finding_id: str) -> dict[str, Any]:
-        """`store.queue.finding_evidence` plus `current`: each reviewer's current label row."""
+        """`reviewer.review.evidence.assemble_evidence` plus `current`: each reviewer's current label row."""
 
         def work(db: Database) -> dict[str, Any]:
-            ev = queue.finding_evidence(db, finding_id)
-            ev["current"] = queue.current_verdicts(db, finding_id)
+            ev = assemble_evidence(**findings.evidence_rows(db, finding_id))
+            ev["current"] = labels.current_verdicts(db, finding_id)
             return ev
 
         return await self._call(work)
@@ -271,7 +270,7 @@ class ReviewService:
 
     async def missed_labels(self, run_key: str) -> list[dict[str, Any]]:
         """Current missed-negative labels on a run's answer."""
-        return await self._call(queue.missed_for_run, run_key)
+        return await self._call(labels.missed_for_run, run_key)
 
     async def label_stats(self) -> dict[str, Any]:
         """`reviewer stats --json`: counts per kind and label state, Cohen's kappa per reviewer pair."""
@@ -299,7 +298,7 @@ def _label_state(db: Database, target_id: str, row: dict[str, Any] | None) -> di
     return {
         "label": row,
         "history": labels.history(db, target_id),
-        "current": queue.current_verdicts(db, target_id),
+        "current": labels.current_verdicts(db, target_id),
     }
 
 

@@ -1,4 +1,4 @@
-"""Labels: append-only judgements by named reviewers, with undo by appending and a full history.
+"""Every label read and write. Labels: append-only judgements by named reviewers, with undo by appending and a full history.
 
 A label targets a finding id (stable across re-ingest and re-extraction) or a missed negative: words of an
 answer the detector did not flag, keyed by a stable id of (run, span, list). Labels never reference rows
@@ -8,7 +8,9 @@ by rowid, so they survive everything but an explicit delete, which nothing here 
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +19,19 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
-from store.vocab import CLEARED, MISSED, MISSED_LISTS, MISSED_NEGATIVE, VERDICTS, verdicts_for
+from store.rows import fetch_rows
+from store.vocab import (
+    CLEARED,
+    DISAGREEMENT,
+    FINDING_VERDICTS,
+    MISSED,
+    MISSED_LISTS,
+    MISSED_NEGATIVE,
+    NEGATIVE_CLAIM,
+    VERDICTS,
+    disagreement_sql,
+    verdicts_for,
+)
 
 LABEL_FIELDS = (
     "uid",
@@ -36,6 +50,13 @@ LABEL_FIELDS = (
     "span_text",
     "list",
 )
+
+#: Label rows read per page by the replay streams.
+LABEL_PAGE = 1_000
+#: (finding id, run key, span start, span end, reviewer, verdict): one reviewer's current tp/fp/unsure label.
+FindingLabelRow = tuple[str, str, int, int, str, str]
+#: (missed id, run key, span start, span end, list, span text, reviewer): one current missed-negative label.
+MissedLabelRow = tuple[str, str, int, int, str, str, str]
 
 
 class LabelError(StoreError):
@@ -257,3 +278,143 @@ def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
     ]
     out.extend((target, kinds[target], by) for target, by in current_by_target.items())
     return out
+
+
+def current_by_target(db: Database, ids: list[str]) -> dict[str, dict[str, str]]:
+    """target id -> {reviewer: current verdict}, for the given targets (one query)."""
+    current: dict[str, dict[str, str]] = {}
+    if ids:
+        marks = ",".join("?" for _ in ids)
+        for target, reviewer, verdict in db.execute(
+            f"SELECT target_id, reviewer, verdict FROM current_labels WHERE target_id IN ({marks})", ids
+        ):
+            current.setdefault(target, {})[reviewer] = verdict
+    return current
+
+
+def state_condition(state: str, reviewer: str | None) -> tuple[str, list[Any]] | None:
+    """An SQL condition on a finding (alias `f`) for a queue label state, with its parameters (None: any)."""
+    if state == "unlabelled":
+        return "NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id)", []
+    if state == "labelled":
+        return "EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id)", []
+    if state == "mine":
+        return "EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id AND l.reviewer = ?)", [
+            reviewer or ""
+        ]
+    if state == "not-mine":
+        return (
+            "NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id AND l.reviewer = ?)",
+            [reviewer or ""],
+        )
+    if state == DISAGREEMENT:
+        return f"(SELECT {disagreement_sql('l.verdict')} FROM current_labels l WHERE l.target_id = f.id)", []
+    return None
+
+
+# -- reads of current labels for the app and the queue -------------------------------------------------------
+
+
+def current_verdicts(db: Database, target_id: str) -> dict[str, dict[str, Any]]:
+    """reviewer -> their current label row (verdict, note, created_at) on a target."""
+    cur = db.execute(
+        "SELECT reviewer, verdict, note, created_at FROM current_labels WHERE target_id = ? ORDER BY reviewer",
+        [target_id],
+    )
+    return {r[0]: {"verdict": r[1], "note": r[2], "created_at": r[3]} for r in cur}
+
+
+def run_verdicts(db: Database, run_key: str) -> dict[str, dict[str, str]]:
+    """finding id -> {reviewer: current verdict} for the findings of one run (for marks on its timeline)."""
+    out: dict[str, dict[str, str]] = {}
+    for target, reviewer, verdict in db.execute(
+        "SELECT l.target_id, l.reviewer, l.verdict FROM current_labels l WHERE l.run_key = ? "
+        "AND l.target_kind != ? ORDER BY l.reviewer",
+        [run_key, MISSED_NEGATIVE],
+    ):
+        out.setdefault(target, {})[reviewer] = verdict
+    return out
+
+
+def missed_for_run(db: Database, run_key: str) -> list[dict[str, Any]]:
+    """Current missed-negative labels on a run's answer (any reviewer), in answer order."""
+    return fetch_rows(
+        db,
+        "SELECT target_id, reviewer, span_start, span_end, span_text, list, note, created_at FROM current_labels"
+        " WHERE run_key = ? AND target_kind = ? ORDER BY span_start, reviewer",
+        [run_key, MISSED_NEGATIVE],
+    )
+
+
+def unlabelled_counts(db: Database, keys: list[str]) -> dict[str, int | None]:
+    """Findings per run with no current label (same rule as the queue's "unlabelled" state).
+
+    Before the labels migration exists every finding is unlabelled (the run's `findings` count);
+    `None` means "cannot tell" (a labels schema this build does not understand).
+    """
+    if not keys:
+        return {}
+    keys = [str(k) for k in keys]
+    marks = ", ".join("?" for _ in keys)
+    has_view = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'current_labels'"
+    ).fetchone()
+    if not has_view:
+        counts = dict(db.execute(f"SELECT key, findings FROM runs WHERE key IN ({marks})", keys).fetchall())
+        return {k: (None if counts.get(k) is None else int(counts[k])) for k in keys}
+    try:
+        counts = dict(
+            db.execute(
+                f"SELECT f.run_key, count(*) FROM findings f WHERE f.run_key IN ({marks}) "
+                "AND NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id) GROUP BY f.run_key",
+                keys,
+            ).fetchall()
+        )
+    except sqlite3.Error:
+        return {k: None for k in keys}
+    return {k: int(counts.get(k, 0)) for k in keys}
+
+
+# -- streams for replay and suggestions ---------------------------------------------------------------------
+
+
+def iter_finding_labels(
+    db: Database, *, reviewer: str | None = None, page: int = LABEL_PAGE
+) -> Iterator[FindingLabelRow]:
+    """Current tp/fp/unsure labels on placed negative-claim findings of answers, one row per reviewer."""
+    who = " AND c.reviewer = ?" if reviewer else ""
+    after: tuple[str, str] = ("", "")
+    while True:
+        rows = db.execute(
+            "SELECT c.target_id, f.run_key, f.span_start, f.span_end, c.reviewer, c.verdict "
+            "FROM current_labels c JOIN findings f ON f.id = c.target_id "
+            f"WHERE (c.target_id, c.reviewer) > (?, ?) AND c.verdict IN ({', '.join('?' for _ in FINDING_VERDICTS)}) "
+            "AND f.kind = ? AND f.span_start IS NOT NULL AND f.span_end IS NOT NULL "
+            f"AND coalesce(f.field, 'answer') = 'answer'{who} ORDER BY c.target_id, c.reviewer LIMIT ?",
+            [*after, *FINDING_VERDICTS, NEGATIVE_CLAIM, *([reviewer] if reviewer else []), page],
+        ).fetchall()
+        for target, run_key, start, end, who_, verdict in rows:
+            yield target, run_key, int(start), int(end), who_, verdict
+        if len(rows) < page:
+            return
+        after = (rows[-1][0], rows[-1][4])
+
+
+def iter_missed_labels(
+    db: Database, *, reviewer: str | None = None, page: int = LABEL_PAGE
+) -> Iterator[MissedLabelRow]:
+    """Current missed-negative labels, one row per reviewer (the same words share one missed id)."""
+    who = " AND reviewer = ?" if reviewer else ""
+    after: tuple[str, str] = ("", "")
+    while True:
+        rows = db.execute(
+            "SELECT target_id, run_key, span_start, span_end, list, span_text, reviewer FROM current_labels "
+            "WHERE (target_id, reviewer) > (?, ?) AND verdict = ? AND span_start IS NOT NULL "
+            f"AND span_end IS NOT NULL{who} ORDER BY target_id, reviewer LIMIT ?",
+            [*after, MISSED, *([reviewer] if reviewer else []), page],
+        ).fetchall()
+        for target, run_key, start, end, list_name, text, who_ in rows:
+            yield target, run_key, int(start), int(end), list_name or "none", text or "", who_
+        if len(rows) < page:
+            return
+        after = (rows[-1][0], rows[-1][6])

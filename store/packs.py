@@ -1,5 +1,5 @@
 """Phrase packs as versioned data, the replays tried against the labels, suggestion decisions, and the
-streams a replay reads (answers with their flagged spans, finding labels, missed-negative labels).
+answers a replay reads with their flagged spans (the label streams it reads are in `store.labels`).
 
 Persistence only: validation, hashing and matching belong to `reviewer.review` (this package never imports
 it), so callers hand in a pack that already passed the framework's limits and its content hash.
@@ -21,21 +21,16 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
+from store.vocab import NEGATIVE_CLAIM
 
 #: Answers read per page by `iter_answers` (about 2 MB of text at typical answer sizes).
 ANSWER_PAGE = 2_000
-#: Label rows read per page.
-LABEL_PAGE = 1_000
 DECISIONS = ("accepted", "rejected")
 PACK_LISTS = ("none", "complete")
 NAME_MAX = 64
 
 #: (run key, answer text, flagged spans (start, end, pack version)) with Python str indices into the answer.
 AnswerRow = tuple[str, str, list[tuple[int, int, str | None]]]
-#: (finding id, run key, span start, span end, reviewer, verdict): one reviewer's current tp/fp/unsure label.
-FindingLabelRow = tuple[str, str, int, int, str, str]
-#: (missed id, run key, span start, span end, list, span text, reviewer): one current missed-negative label.
-MissedLabelRow = tuple[str, str, int, int, str, str, str]
 
 
 class PackNameError(StoreError):
@@ -344,9 +339,9 @@ def iter_answers(db: Database, *, page: int = ANSWER_PAGE, only_flagged: bool = 
         spans: dict[str, list[tuple[int, int, str | None]]] = {}
         for run_key, start, end, version in db.execute(
             "SELECT run_key, span_start, span_end, pack_version FROM findings "
-            "WHERE run_key >= ? AND run_key <= ? AND kind = 'negative-claim' AND span_start IS NOT NULL "
+            "WHERE run_key >= ? AND run_key <= ? AND kind = ? AND span_start IS NOT NULL "
             "AND span_end IS NOT NULL AND coalesce(field, 'answer') = 'answer' ORDER BY run_key, seq",
-            [rows[0][0], rows[-1][0]],
+            [rows[0][0], rows[-1][0], NEGATIVE_CLAIM],
         ):
             spans.setdefault(run_key, []).append((int(start), int(end), version))
         for key, answer in rows:
@@ -356,85 +351,3 @@ def iter_answers(db: Database, *, page: int = ANSWER_PAGE, only_flagged: bool = 
         if len(rows) < page:
             return
         after = rows[-1][0]
-
-
-def iter_finding_labels(
-    db: Database, *, reviewer: str | None = None, page: int = LABEL_PAGE
-) -> Iterator[FindingLabelRow]:
-    """Current tp/fp/unsure labels on placed negative-claim findings of answers, one row per reviewer."""
-    who = " AND c.reviewer = ?" if reviewer else ""
-    after: tuple[str, str] = ("", "")
-    while True:
-        rows = db.execute(
-            "SELECT c.target_id, f.run_key, f.span_start, f.span_end, c.reviewer, c.verdict "
-            "FROM current_labels c JOIN findings f ON f.id = c.target_id "
-            "WHERE (c.target_id, c.reviewer) > (?, ?) AND c.verdict IN ('tp', 'fp', 'unsure') "
-            "AND f.kind = 'negative-claim' AND f.span_start IS NOT NULL AND f.span_end IS NOT NULL "
-            f"AND coalesce(f.field, 'answer') = 'answer'{who} ORDER BY c.target_id, c.reviewer LIMIT ?",
-            [*after, *([reviewer] if reviewer else []), page],
-        ).fetchall()
-        for target, run_key, start, end, who_, verdict in rows:
-            yield target, run_key, int(start), int(end), who_, verdict
-        if len(rows) < page:
-            return
-        after = (rows[-1][0], rows[-1][4])
-
-
-def iter_missed_labels(
-    db: Database, *, reviewer: str | None = None, page: int = LABEL_PAGE
-) -> Iterator[MissedLabelRow]:
-    """Current missed-negative labels, one row per reviewer (the same words share one missed id)."""
-    who = " AND reviewer = ?" if reviewer else ""
-    after: tuple[str, str] = ("", "")
-    while True:
-        rows = db.execute(
-            "SELECT target_id, run_key, span_start, span_end, list, span_text, reviewer FROM current_labels "
-            "WHERE (target_id, reviewer) > (?, ?) AND verdict = 'missed' AND span_start IS NOT NULL "
-            f"AND span_end IS NOT NULL{who} ORDER BY target_id, reviewer LIMIT ?",
-            [*after, *([reviewer] if reviewer else []), page],
-        ).fetchall()
-        for target, run_key, start, end, list_name, text, who_ in rows:
-            yield target, run_key, int(start), int(end), list_name or "none", text or "", who_
-        if len(rows) < page:
-            return
-        after = (rows[-1][0], rows[-1][6])
-
-
-# -- synthetic answers (benchmarks and tests only) ----------------------------------------------------------------
-
-
-def insert_synthetic_answers(
-    db: Database, rows: Iterable[tuple[str, str, Sequence[tuple[int, int]]]], *, batch: int = 10_000
-) -> int:
-    """Insert bare `runs` rows (key, answer) with placed negative-claim findings, fast, for benchmarks.
-
-    Not a recording: no original, no events, not searchable. Never use it on a reviewer's database."""
-    run_sql = (
-        "INSERT OR REPLACE INTO runs (key, recording_id, run_id, answer, outcome, negative_claims, findings) "
-        "VALUES (?, 0, ?, ?, 'delivered', ?, ?)"
-    )
-    finding_sql = (
-        "INSERT OR REPLACE INTO findings (id, run_key, run_id, seq, kind, field, span_start, span_end, "
-        "span_text, placeable, pack_version) VALUES (?, ?, ?, ?, 'negative-claim', 'answer', ?, ?, ?, 1, ?)"
-    )
-    total = 0
-    runs: list[tuple[Any, ...]] = []
-    findings: list[tuple[Any, ...]] = []
-
-    def flush() -> None:
-        with write_lock(db):
-            db.conn.executemany(run_sql, runs)
-            db.conn.executemany(finding_sql, findings)
-        runs.clear()
-        findings.clear()
-
-    for key, answer, spans in rows:
-        runs.append((key, key, answer, len(spans), len(spans)))
-        for seq, (start, end) in enumerate(spans):
-            findings.append((f"syn-{key}-{seq}", key, key, seq, start, end, answer[start:end], "synthetic@1"))
-        total += 1
-        if len(runs) >= batch:
-            flush()
-    if runs:
-        flush()
-    return total

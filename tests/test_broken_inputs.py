@@ -140,7 +140,7 @@ def test_unknown_keys_and_event_types_are_kept_not_fatal(db: Database, db_path: 
         db.execute("SELECT count(*) FROM events WHERE type = 'agentfootprint.future.thing'").fetchone()[0]
         == 1
     )
-    from store.queries import original_bytes
+    from store.recordings import original_bytes
 
     sha = db.execute("SELECT sha256 FROM recordings").fetchone()[0]
     assert json.loads(original_bytes(db, sha))["futureTopLevel"] == {"x": 1}

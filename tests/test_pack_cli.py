@@ -15,7 +15,7 @@ from reviewer.review.replay import DEFAULT_SEED, in_holdout
 from store import labels as store_labels
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from store.queries import resolve_run
+from store.runs import resolve_run
 from tests.conftest import SAMPLES
 from tests.test_packs_store import build_hand_corpus, finding_id, missed
 

@@ -10,13 +10,14 @@ import orjson
 import pytest
 from sqlite_utils import Database
 
+from bench import synthetic
 from reviewer.review.pack_replay import build_labels, consensus
 from reviewer.review.packs import PhrasePack
 from store import labels as store_labels
 from store import packs as store_packs
 from store.db.ingest import ingest
 from store.errors import NotFound
-from store.queries import resolve_run
+from store.runs import resolve_run
 
 # -- the by-hand corpus --------------------------------------------------------------------------------------------
 
@@ -198,12 +199,12 @@ def test_label_streams_page_and_resolve(hand_db: tuple[Database, dict[str, str]]
     fid = finding_id(db, keys["run-r4"], "the full list")
     store_labels.label_finding(db, fid, "tp", "bob")  # bob disagrees with ann
     missed(db, keys["run-r1"], "came up empty", reviewer="bob")  # same words, second reviewer
-    findings = list(store_packs.iter_finding_labels(db, page=1))
+    findings = list(store_labels.iter_finding_labels(db, page=1))
     assert len(findings) == 5 and sorted(r[4] for r in findings if r[0] == fid) == ["ann", "bob"]
-    assert list(store_packs.iter_finding_labels(db, reviewer="bob")) == [
+    assert list(store_labels.iter_finding_labels(db, reviewer="bob")) == [
         (fid, keys["run-r4"], 8, 21, "bob", "tp")
     ]
-    misses = list(store_packs.iter_missed_labels(db, page=1))
+    misses = list(store_labels.iter_missed_labels(db, page=1))
     assert len(misses) == 4
     labels = build_labels(findings, misses)
     assert len(labels.misses) == 3  # one missed id however many reviewers
@@ -214,13 +215,13 @@ def test_label_streams_page_and_resolve(hand_db: tuple[Database, dict[str, str]]
     again = build_labels(reversed(findings), reversed(misses))
     assert again.fingerprint == labels.fingerprint
     store_labels.undo_last(db, "bob", fid)
-    after = build_labels(store_packs.iter_finding_labels(db), store_packs.iter_missed_labels(db))
+    after = build_labels(store_labels.iter_finding_labels(db), store_labels.iter_missed_labels(db))
     assert after.fingerprint != labels.fingerprint
 
 
 def test_synthetic_answers_for_benchmarks(db: Database) -> None:
     rows = [(f"k{i}", f"answer {i} came up empty.", [(9, 22)] if i % 2 else []) for i in range(5)]
-    assert store_packs.insert_synthetic_answers(db, rows, batch=2) == 5
+    assert synthetic.insert_synthetic_answers(db, rows, batch=2) == 5
     got = list(store_packs.iter_answers(db, page=2))
     assert [(k, t[s:e]) for k, t, spans in got for s, e, _ in spans] == [
         ("k1", "came up empty"),

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
+from reviewer.review.evidence import assemble_evidence
 from store import labels
 from store.db.ingest import ingest
-from store.queue import finding_evidence, next_unlabelled, queue_count, queue_page
+from store.findings import evidence_rows, next_unlabelled, queue_count, queue_page
 from tests.conftest import SHARED_RECORDINGS
 
 
@@ -49,7 +50,7 @@ def test_label_states_and_next_unlabelled(loaded: Database) -> None:
 
 def test_evidence_for_a_dangling_reference(loaded: Database) -> None:
     fid = loaded.execute("SELECT id FROM findings WHERE kind = 'dangling-reference'").fetchone()[0]
-    ev = finding_evidence(loaded, fid)
+    ev = assemble_evidence(**evidence_rows(loaded, fid))
     assert ev["offered_tool"] == "screen_fire"
     assert ev["evicted"][0]["dropped_tools"] == ["whats_here"] and ev["evicted"][0]["iteration"] == 4
     assert [c["call_id"] for c in ev["evicted"][0]["calls"]] == ["h1"]
@@ -59,7 +60,7 @@ def test_evidence_for_a_withheld_answer(loaded: Database) -> None:
     fid = loaded.execute(
         "SELECT f.id FROM findings f JOIN runs r ON r.key = f.run_key WHERE f.kind = 'withheld-answer' AND r.outcome = 'refused'"
     ).fetchone()[0]
-    ev = finding_evidence(loaded, fid)
+    ev = assemble_evidence(**evidence_rows(loaded, fid))
     assert ev["withheld"]["outcome"] == "refused" and ev["withheld"]["channel"] == "evidence-gate"
     assert "1500" in ev["withheld"]["draft"]
     assert "1500" in ev["finding"]["message"]
@@ -69,7 +70,7 @@ def test_evidence_for_a_coverage_gap_names_the_read(loaded: Database) -> None:
     fid = loaded.execute(
         "SELECT id FROM findings WHERE kind = 'coverage-gap' AND tool_name = 'flogi_lookup' AND codes LIKE '%cannot%'"
     ).fetchone()[0]
-    ev = finding_evidence(loaded, fid)
+    ev = assemble_evidence(**evidence_rows(loaded, fid))
     [read] = ev["reads"]
     assert read["tool_name"] == "flogi_lookup" and read["absent"] is True
     assert [c["what"] for c in read["cannot_cover"]] == ["ports on the peer fabric"]

@@ -210,7 +210,7 @@ def test_identity_from_meta_and_snapshot(ingested: Database) -> None:
 
 
 def test_originals_are_kept_byte_for_byte(ingested: Database) -> None:
-    from store.queries import original_bytes
+    from store.recordings import original_bytes
 
     path = SHARED_RECORDINGS / "plain-tool-run.json"
     sha = ingested.execute("SELECT sha256 FROM recordings WHERE source = ?", [str(path)]).fetchone()[0]

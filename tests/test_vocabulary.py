@@ -20,8 +20,8 @@ from store import labels, vocab
 from store.db.connection import open_database
 from store.db.ingest import ingest
 from store.errors import StoreError
-from store.queries import run_filters
-from store.queue import queue_page, queue_progress
+from store.findings import queue_page, queue_progress
+from store.runs import run_filters
 from tests.conftest import REPO, SHARED_RECORDINGS
 
 RECORDINGS = [

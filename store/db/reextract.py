@@ -12,9 +12,9 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows
 from store.errors import RecordingError
-from store.queries import original_bytes
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
+from store.recordings import original_bytes
 
 
 def reextract(

@@ -21,7 +21,7 @@ from reviewer.ui.widgets.detail import DetailPanel
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, RunList
 from reviewer.ui.widgets.timeline import Timeline
 from store.db.connection import open_database
-from store.queries import list_runs
+from store.runs import list_runs
 from tests.ui.conftest import SIZE, run_screen_ready, wait_until
 from tests.ui.recordings import CLAUSE_1, CLAUSE_2, DENIED_RUN, EMOJI_RUN, PROMPT
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bench.synthetic import insert_synthetic_runs
 from reviewer.ui.app import make_app
 from reviewer.ui.widgets.run_list import BLOCK
 from store.db.connection import open_database
-from store.ui_queries import insert_synthetic_runs
 from tests.ui.conftest import SIZE, wait_until
 
 N = 5_000

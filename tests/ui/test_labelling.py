@@ -30,7 +30,7 @@ from reviewer.ui.widgets.answer import AnswerView
 from reviewer.ui.widgets.detail import DetailPanel
 from store import labels
 from store.db.connection import connect
-from store.queue import queue_count, queue_page
+from store.findings import queue_count, queue_page
 from tests.ui.conftest import SIZE, jump_to_run, wait_until
 
 PROSE_RUN = "run-1796003100000-1"  # sample_recordings/negative-claims-prose.json

@@ -14,7 +14,7 @@ from reviewer.ui.results import ToolResultView, render_tool_result
 from reviewer.ui.results.chart import SeriesPlot
 from reviewer.ui.results.raw import RawView
 from store.db.ingest import ingest
-from store.queries import get_run
+from store.runs import get_run
 from tests.conftest import SHARED_RECORDINGS
 
 TABLE_AND_CHART = "run-1796001963675-1"

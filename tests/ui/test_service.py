@@ -11,7 +11,7 @@ from reviewer.service import ReviewService, build_timeline
 from store.db.connection import open_database
 from store.errors import NotFound
 from store.labels import label_finding
-from store.queries import list_runs
+from store.runs import list_runs
 from tests.ui.recordings import CLAUSE_1, EMOJI_RUN
 
 
@@ -86,7 +86,7 @@ def test_timeline_puts_unsequenced_findings_after_their_call() -> None:
 
 
 async def test_queue_pages_agree_by_keyset_and_by_offset(service: ReviewService, ui_db: Path) -> None:
-    from store.queue import queue_count
+    from store.findings import queue_count
 
     first = await service.queue_first(reviewer="ann", limit=7)
     db = open_database(ui_db)

@@ -205,7 +205,7 @@ def render_tool_result(
     raw: bool = False,
     now: datetime | None = None,
 ) -> Widget:
-    """The widget for one tool call from `store.queries.get_run(...)["tool_calls"]`.
+    """The widget for one tool call from `store.runs.get_run(...)["tool_calls"]`.
 
     `coverage` may be the run's whole coverage list; rows are matched by `call_id`.
     """

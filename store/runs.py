@@ -1,21 +1,44 @@
-"""Reads the review app needs beyond `store.queries`: sorted keyset pages, a run's header, its timeline
-pieces, one tool call, filter facets; plus a synthetic-run writer for benchmarks.
+"""Runs: the filters and the ONE keyset pager every list of runs reads through, one run whole or as its
+screen needs it (header, timeline pieces, one tool call), and the values the run filters offer.
 
-Plain functions over a sqlite-utils `Database`, returning dicts. No Textual, no `reviewer` imports.
+Lists page by keyset (`after`), never OFFSET, so the 100,000th page costs what the first does.
 """
 
 from __future__ import annotations
 
-import random
-import sqlite3
 from typing import Any
 
-import orjson
 from sqlite_utils import Database
 
-from store.db.writer import now_iso
 from store.errors import NotFound
-from store.queries import RUN_LIST_COLUMNS, _finding_out, _rows, _run_out, resolve_run, run_filters
+from store.rows import fetch_rows, finding_out, run_out
+from store.vocab import withheld_sql
+
+RUN_LIST_COLUMNS = (
+    "key",
+    "run_id",
+    "agent_id",
+    "tenant",
+    "principal",
+    "session_id",
+    "conversation_id",
+    "started_at",
+    "started_ms",
+    "outcome",
+    "outcome_channel",
+    "tool_calls",
+    "failed_calls",
+    "findings",
+    "negative_claims",
+    "coverage_gaps",
+    "evictions",
+    "iterations",
+    "complete",
+    "dropped_events",
+    "starts_mid_run",
+    "model",
+    "pack_versions",
+)
 
 #: sort name -> (key expressions on alias `r`, descending?, is the first key nullable?). Every sort ends with
 #: `r.key`, so it is total. `newest`/`oldest` order on the raw `started_ms` (not `coalesce(...)`) so SQLite walks
@@ -26,8 +49,60 @@ SORTS: dict[str, tuple[tuple[str, ...], bool, bool]] = {
     "oldest": (("r.started_ms", "r.key"), False, True),
     "most-findings": (("r.findings", "coalesce(r.started_ms, -1)", "r.key"), True, False),
 }
+
 #: Longest string any page/timeline query returns for a text column (views truncate further).
 PREVIEW_CHARS = 2_000
+
+
+def run_filters(
+    db: Database,
+    *,
+    outcome: str | None = None,
+    has_findings: bool = False,
+    kind: str | None = None,
+    agent: str | None = None,
+    tenant: str | None = None,
+    pack_version: str | None = None,
+    search: str | None = None,
+    withheld: bool = False,
+) -> tuple[list[str], list[Any]]:
+    """SQL conditions (on alias `r`) and parameters for the run filters the CLI and the app share."""
+    where: list[str] = []
+    params: list[Any] = []
+    if outcome:
+        where.append("r.outcome = ?")
+        params.append(outcome)
+    if withheld:
+        where.append(withheld_sql("r.outcome"))
+    if has_findings:
+        where.append("r.findings > 0")
+    if kind:
+        where.append("EXISTS (SELECT 1 FROM findings f WHERE f.run_key = r.key AND f.kind = ?)")
+        params.append(kind)
+    if agent:
+        where.append("r.agent_id = ?")
+        params.append(agent)
+    if tenant:
+        where.append("r.tenant = ?")
+        params.append(tenant)
+    if pack_version:
+        where.append("EXISTS (SELECT 1 FROM findings f WHERE f.run_key = r.key AND f.pack_version = ?)")
+        params.append(pack_version)
+    if search:
+        query = fts_query(search)
+        # "+r.key": walk runs in list order and test membership in the (once-built) match set, so a page of
+        # a common word stops after its rows instead of fetching and sorting every matching run
+        where.append(
+            "+r.key IN (SELECT d.run_key FROM search s JOIN search_docs d ON d.id = s.rowid WHERE search MATCH ?)"
+        )
+        params.append(query)
+    return where, params
+
+
+def fts_query(text: str) -> str:
+    """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user."""
+    words = [w for w in text.replace('"', " ").split() if w]
+    return " ".join(f'"{w}"' for w in words) or '""'
 
 
 def _order(sort: str) -> tuple[tuple[str, ...], bool, bool]:
@@ -71,12 +146,15 @@ def runs_page(
     sort: str = "newest",
     after: list[Any] | tuple[Any, ...] | None = None,
     offset: int = 0,
-    limit: int = 100,
+    limit: int | None = 100,
+    with_source: bool = False,
     **filters: Any,
 ) -> list[dict[str, Any]]:
     """One page of runs in `sort` order. Each row carries `cursor`, the keyset token of that row.
 
-    Pass the previous page's last `cursor` as `after` (keyset). Without `after`, `offset` locates the page
+    The one pager of runs: the app pages with it, and `list_runs` (the CLI) reads through it. Pass the
+    previous page's last `cursor` as `after` (keyset); `limit=None` reads to the end; `with_source` adds
+    each run's recording `source`. Without `after`, `offset` locates the page
     start by walking the sort keys only (used when a reader jumps far ahead), then the rows are read by keyset.
     """
     exprs, desc, nullable = _order(sort)
@@ -90,20 +168,24 @@ def runs_page(
         raise ValueError("cursor does not match the sort")
     direction = " DESC" if desc else " ASC"
     cols = ", ".join("r." + c for c in RUN_LIST_COLUMNS)
+    if with_source:
+        cols += ", (SELECT source FROM recordings WHERE id = r.recording_id) AS source"
     keys = ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     out: list[dict[str, Any]] = []
     for extra, extra_params in _segments(exprs, desc, nullable, None if after is None else list(after)):
-        want = int(limit) - len(out)
-        if want <= 0:
+        want = None if limit is None else int(limit) - len(out)
+        if want is not None and want <= 0:
             break
         conds = [*where, *extra]
         sql = f"SELECT {cols}, {keys} FROM runs r"
         if conds:
             sql += " WHERE " + " AND ".join(conds)
-        sql += " ORDER BY " + ", ".join(e + direction for e in exprs) + f" LIMIT {want}"
-        for row in _rows(db, sql, [*params, *extra_params]):
+        sql += " ORDER BY " + ", ".join(e + direction for e in exprs)
+        if want is not None:
+            sql += f" LIMIT {want}"
+        for row in fetch_rows(db, sql, [*params, *extra_params]):
             row["cursor"] = [row.pop(f"_k{i}") for i in range(len(exprs))]
-            out.append(_run_out(row))
+            out.append(run_out(row))
     return out
 
 
@@ -119,23 +201,103 @@ def _boundary(
     return list(row) if row else None
 
 
+def list_runs(
+    db: Database,
+    *,
+    after: tuple[int | None, str] | None = None,
+    limit: int | None = None,
+    **filters: Any,
+) -> list[dict[str, Any]]:
+    """Runs, newest first, filtered, each with its `source`; `after` is the (started_ms, key) of the last row
+    already shown. The `reviewer runs --json` rows: `runs_page` without the cursor."""
+    rows = runs_page(
+        db,
+        sort="newest",
+        after=None if after is None else list(after),
+        limit=limit,
+        with_source=True,
+        **filters,
+    )
+    for row in rows:
+        row.pop("cursor")
+    return rows
+
+
+def count_runs(db: Database, **filters: Any) -> int:
+    where, params = run_filters(db, **filters)
+    sql = "SELECT count(*) FROM runs r" + (" WHERE " + " AND ".join(where) if where else "")
+    return int(db.execute(sql, params).fetchone()[0])
+
+
+def resolve_run(db: Database, ident: str) -> str:
+    """A run key from a key or a run id (the most recently ingested recording wins for a bare run id)."""
+    row = db.execute("SELECT key FROM runs WHERE key = ?", [ident]).fetchone()
+    if row:
+        return str(row[0])
+    row = db.execute(
+        "SELECT key FROM runs WHERE run_id = ? ORDER BY recording_id DESC LIMIT 1", [ident]
+    ).fetchone()
+    if row:
+        return str(row[0])
+    raise NotFound(f"no run {ident!r} in this database")
+
+
+def get_run(db: Database, ident: str) -> dict[str, Any]:
+    """One run with everything extracted from it."""
+    key = resolve_run(db, ident)
+    [run] = fetch_rows(db, "SELECT * FROM runs WHERE key = ?", [key])
+    run = run_out(run)
+    run.pop("recording_id", None)
+    rec = fetch_rows(
+        db,
+        "SELECT id, sha256, source, container, form, bytes, agentfootprint_version, footprintjs_version, "
+        "envelope_run FROM recordings WHERE sha256 = ?",
+        [run["recording_sha"]],
+    )
+    run["recording"] = rec[0] if rec else None
+    semantics = {s["call_id"]: s for s in fetch_rows(db, "SELECT * FROM semantics WHERE run_key = ?", [key])}
+    calls = fetch_rows(db, "SELECT * FROM tool_calls WHERE run_key = ? ORDER BY seq", [key])
+    for c in calls:
+        c.pop("run_key")
+        sem = semantics.get(c["call_id"])
+        c["render"] = sem["render"] if sem else None
+        c["semantics"] = sem["envelope"] if sem else None
+        for flag in ("error", "completed", "has_semantics", "absent"):
+            c[flag] = bool(c[flag])
+    run["tool_calls"] = calls
+    run["coverage"] = [
+        {k: v for k, v in c.items() if k != "run_key"}
+        for c in fetch_rows(db, "SELECT * FROM coverage WHERE run_key = ? ORDER BY rowid", [key])
+    ]
+    run["evictions"] = [
+        {k: v for k, v in e.items() if k not in ("run_key", "record")}
+        for e in fetch_rows(db, "SELECT * FROM evictions WHERE run_key = ? ORDER BY ordinal", [key])
+    ]
+    run["findings"] = [
+        finding_out(f)
+        for f in fetch_rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])
+    ]
+    return run
+
+
 def run_header(db: Database, ident: str) -> dict[str, Any]:
     """What the run screen draws first: the run row (prompt, answer, outcome) and its findings.
 
     The answer and prompt are returned whole (the view bounds what it draws); no tool results are read.
     """
     key = resolve_run(db, ident)
-    rows = _rows(db, "SELECT * FROM runs WHERE key = ?", [key])
+    rows = fetch_rows(db, "SELECT * FROM runs WHERE key = ?", [key])
     if not rows:
         raise NotFound(f"no run {ident!r} in this database")
-    run = _run_out(rows[0])
+    run = run_out(rows[0])
     run.pop("recording_id", None)
-    rec = _rows(
+    rec = fetch_rows(
         db, "SELECT source, form, container, bytes FROM recordings WHERE sha256 = ?", [run["recording_sha"]]
     )
     run["recording"] = rec[0] if rec else None
     run["findings"] = [
-        _finding_out(f) for f in _rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])
+        finding_out(f)
+        for f in fetch_rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])
     ]
     return run
 
@@ -144,13 +306,13 @@ def run_timeline_parts(db: Database, run_key: str, *, max_rows: int = 5_000) -> 
     """The pieces of a run's timeline, light: iterations (with the model's text), tool calls without their
     results (only sizes and previews), evictions. Each list is capped at `max_rows`."""
     cap = int(max_rows)
-    iterations = _rows(
+    iterations = fetch_rows(
         db,
         "SELECT seq, type, iteration, stage, substr(summary, 1, ?) AS summary FROM events WHERE run_key = ? AND type IN "
         "('agentfootprint.agent.iteration_start', 'agentfootprint.stream.llm_end') ORDER BY seq LIMIT ?",
         [PREVIEW_CHARS, run_key, cap * 2],
     )
-    calls = _rows(
+    calls = fetch_rows(
         db,
         "SELECT call_id, seq, ordinal, tool_name, substr(args, 1, ?) AS args_preview, length(args) AS args_chars, "
         "length(result) AS result_chars, substr(result, 1, ?) AS result_preview, error, status, duration_ms, "
@@ -163,7 +325,7 @@ def run_timeline_parts(db: Database, run_key: str, *, max_rows: int = 5_000) -> 
             c[flag] = bool(c[flag])
     evictions = [
         {k: v for k, v in e.items() if k not in ("run_key", "record")}
-        for e in _rows(
+        for e in fetch_rows(
             db, "SELECT * FROM evictions WHERE run_key = ? ORDER BY ordinal LIMIT ?", [run_key, cap]
         )
     ]
@@ -175,12 +337,12 @@ def run_timeline_parts(db: Database, run_key: str, *, max_rows: int = 5_000) -> 
 
 def tool_call(db: Database, run_key: str, call_id: str) -> dict[str, Any]:
     """One tool call in the shape of `get_run(...)["tool_calls"][i]`, plus `coverage`: that call's rows."""
-    rows = _rows(db, "SELECT * FROM tool_calls WHERE run_key = ? AND call_id = ?", [run_key, call_id])
+    rows = fetch_rows(db, "SELECT * FROM tool_calls WHERE run_key = ? AND call_id = ?", [run_key, call_id])
     if not rows:
         raise NotFound(f"no tool call {call_id!r} in run {run_key!r}")
     call = rows[0]
     call.pop("run_key", None)
-    sem = _rows(
+    sem = fetch_rows(
         db, "SELECT render, envelope FROM semantics WHERE run_key = ? AND call_id = ?", [run_key, call_id]
     )
     call["render"] = sem[0]["render"] if sem else None
@@ -189,7 +351,7 @@ def tool_call(db: Database, run_key: str, call_id: str) -> dict[str, Any]:
         call[flag] = bool(call[flag])
     coverage = [
         {k: v for k, v in c.items() if k != "run_key"}
-        for c in _rows(
+        for c in fetch_rows(
             db, "SELECT * FROM coverage WHERE run_key = ? AND call_id = ? ORDER BY rowid", [run_key, call_id]
         )
     ]
@@ -210,133 +372,3 @@ def run_facets(db: Database, *, cap: int = 200) -> dict[str, list[str]]:
             "SELECT DISTINCT pack_version FROM findings WHERE pack_version IS NOT NULL ORDER BY pack_version"
         ),
     }
-
-
-def unlabelled_counts(db: Database, keys: list[str]) -> dict[str, int | None]:
-    """Findings per run with no current label (same rule as `store.queue`'s "unlabelled" state).
-
-    Before the labels migration exists every finding is unlabelled (the run's `findings` count);
-    `None` means "cannot tell" (a labels schema this build does not understand).
-    """
-    if not keys:
-        return {}
-    keys = [str(k) for k in keys]
-    marks = ", ".join("?" for _ in keys)
-    has_view = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'current_labels'"
-    ).fetchone()
-    if not has_view:
-        counts = dict(db.execute(f"SELECT key, findings FROM runs WHERE key IN ({marks})", keys).fetchall())
-        return {k: (None if counts.get(k) is None else int(counts[k])) for k in keys}
-    try:
-        counts = dict(
-            db.execute(
-                f"SELECT f.run_key, count(*) FROM findings f WHERE f.run_key IN ({marks}) "
-                "AND NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id) GROUP BY f.run_key",
-                keys,
-            ).fetchall()
-        )
-    except sqlite3.Error:
-        return {k: None for k in keys}
-    return {k: int(counts.get(k, 0)) for k in keys}
-
-
-def runs_of_source(db: Database, source: str) -> dict[str, Any]:
-    """The recording ingested from `source` (its events and bytes) and its run keys, most events first."""
-    rec = db.execute("SELECT id, events, bytes FROM recordings WHERE source = ?", [source]).fetchone()
-    if rec is None:
-        raise NotFound(f"no recording ingested from {source!r}")
-    keys = [
-        r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ? ORDER BY events DESC", [rec[0]])
-    ]
-    return {"events": rec[1], "bytes": rec[2], "keys": keys}
-
-
-# --- benchmarks --------------------------------------------------------------------------------------------
-
-_AGENTS = ("incident-desk", "oncall-assistant", "san-triage", "db-oncall", "support-desk", "billing-bot")
-_TENANTS = ("acme-corp", "globex", "initech", None)
-_OUTCOMES = (
-    ("delivered", 80),
-    ("refused", 5),
-    ("denied", 4),
-    ("withheld", 4),
-    ("paused", 3),
-    ("contract_unmet", 2),
-    ("cut_short", 1),
-    ("incomplete", 1),
-)
-
-
-def insert_synthetic_runs(
-    db: Database, count: int, *, seed: int = 7, start_ms: int = 1_790_000_000_000
-) -> int:
-    """Insert `count` synthetic runs (one fake recording) for benchmarks. Returns the number inserted.
-
-    Rows have plausible agents, outcomes and counts but no events, calls or findings rows; FTS is not fed.
-    """
-    from store.db.connection import write_lock
-    from store.db.schema import COLUMNS
-
-    rng = random.Random(seed)
-    outcomes = [o for o, _ in _OUTCOMES]
-    weights = [w for _, w in _OUTCOMES]
-    sha = f"synthetic-{seed}-{count}"
-    with write_lock(db):
-        cur = db.execute(
-            "INSERT INTO recordings (sha256, source, container, form, bytes, events, runs, has_snapshot, "
-            "extractor_version, ingested_at) VALUES (?, ?, 'synthetic', 'bare', 0, 0, ?, 0, 0, ?)",
-            [sha, f"synthetic://{seed}", count, now_iso()],
-        )
-        rec_id = int(cur.lastrowid or 0)
-        cols = COLUMNS["runs"]
-        sql = f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})"
-
-        def rows() -> Any:
-            for i in range(count):
-                ms = start_ms + i * 1_000 + rng.randrange(1_000)
-                outcome = rng.choices(outcomes, weights)[0]
-                findings = rng.choice((0, 0, 0, 1, 2, 3, 5))
-                run_id = f"run-{ms}-{i}"
-                summary = "Delivered" if outcome == "delivered" else f"Synthetic {outcome}"
-                values = {
-                    "key": f"{run_id}@{sha[:10]}",
-                    "recording_id": rec_id,
-                    "recording_sha": sha,
-                    "run_id": run_id,
-                    "agent_id": rng.choice(_AGENTS),
-                    "model": "mock-small",
-                    "provider": "mock",
-                    "tenant": rng.choice(_TENANTS),
-                    "started_ms": ms,
-                    "started_at": _iso_ms(ms),
-                    "ended_ms": ms + 400,
-                    "starts_mid_run": 0,
-                    "events": 80,
-                    "prompt": f"Synthetic prompt {i}: is anything failing for service {i % 97}?",
-                    "answer": f"Synthetic answer {i}: there are no open incidents for service {i % 97}.",
-                    "outcome": outcome,
-                    "outcome_channel": None if outcome == "delivered" else "synthetic",
-                    "outcome_detail": orjson.dumps({"outcome": outcome, "summary": summary}).decode(),
-                    "iterations": rng.randint(1, 6),
-                    "tokens_in": 300,
-                    "tokens_out": 50,
-                    "duration_ms": 400,
-                    "tool_calls": rng.randint(0, 9),
-                    "failed_calls": 0,
-                    "findings": findings,
-                    "negative_claims": findings,
-                    "coverage_gaps": rng.choice((0, 0, 1, 2)),
-                    "evictions": rng.choice((0, 0, 0, 1)),
-                    "pack_versions": orjson.dumps(["en-negatives@3"] if findings else []).decode(),
-                }
-                yield [values.get(c) for c in cols]
-
-        db.conn.executemany(sql, rows())
-    return count
-
-
-def _iso_ms(ms: int) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,45 @@
+"""Recordings as stored: the exact bytes ingested (decompressed), what came from one source, and the
+quarantine of inputs that could not be read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.errors import NotFound
+from store.rows import fetch_rows
+
+
+def original_bytes(db: Database, recording_sha: str) -> bytes:
+    """The exact bytes that were ingested, decompressed."""
+    row = db.execute(
+        "SELECT o.codec, o.data FROM originals o JOIN recordings r ON r.id = o.recording_id WHERE r.sha256 = ?",
+        [recording_sha],
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no original stored for recording {recording_sha[:12]}")
+    codec, data = row
+    if codec == "zstd":
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompress(data)
+    return bytes(data)
+
+
+def runs_of_source(db: Database, source: str) -> dict[str, Any]:
+    """The recording ingested from `source` (its events and bytes) and its run keys, most events first."""
+    rec = db.execute("SELECT id, events, bytes FROM recordings WHERE source = ?", [source]).fetchone()
+    if rec is None:
+        raise NotFound(f"no recording ingested from {source!r}")
+    keys = [
+        r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ? ORDER BY events DESC", [rec[0]])
+    ]
+    return {"events": rec[1], "bytes": rec[2], "keys": keys}
+
+
+def list_quarantine(db: Database) -> list[dict[str, Any]]:
+    return fetch_rows(
+        db,
+        "SELECT path, code, reason, sha256, first_seen, last_seen, times FROM quarantine ORDER BY path, code",
+    )

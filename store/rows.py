@@ -1,0 +1,74 @@
+"""How a stored row becomes the dict every reader returns: JSON columns decoded, flags as booleans, spans as
+`{start, end}`. Shared by the query modules (runs, findings, labels, recordings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from sqlite_utils import Database
+
+JSON_COLUMNS = {
+    "args",
+    "result",
+    "render",
+    "grain",
+    "provenance",
+    "clarify",
+    "codes",
+    "refs",
+    "dropped_tools",
+    "removed_stage_ids",
+    "call_ids",
+    "pack_versions",
+    "outcome_detail",
+    "envelope",
+    "payload",
+    "record",
+    "refused",
+    "args_invalid",
+    "envelope_run",
+}
+
+
+def loads_json(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def fetch_rows(
+    db: Database, sql: str, params: list[Any] | dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    cur = db.execute(sql, params or [])
+    names = [d[0] for d in cur.description]
+    return [
+        {n: (loads_json(v) if n in JSON_COLUMNS else v) for n, v in zip(names, row, strict=True)}
+        for row in cur
+    ]
+
+
+def run_out(row: dict[str, Any]) -> dict[str, Any]:
+    row["run_key"] = row.pop("key")
+    for flag in ("complete", "starts_mid_run"):
+        if row.get(flag) is not None:
+            row[flag] = bool(row[flag])
+    return row
+
+
+def finding_out(f: dict[str, Any]) -> dict[str, Any]:
+    f["placeable"] = None if f["placeable"] is None else bool(f["placeable"])
+    f["advisory"] = bool(f["advisory"])
+    f["truncated"] = bool(f["truncated"])
+    f["span"] = None if f["span_start"] is None else {"start": f["span_start"], "end": f["span_end"]}
+    f["span_utf16"] = (
+        None
+        if f["span_start_u16"] is None and f["span_end_u16"] is None
+        else {"start": f["span_start_u16"], "end": f["span_end_u16"]}
+    )
+    for k in ("span_start", "span_end", "span_start_u16", "span_end_u16", "payload"):
+        f.pop(k, None)
+    return f
