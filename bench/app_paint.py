@@ -185,7 +185,10 @@ def main(argv: list[str] | None = None) -> int:
             ("empty start-up -> runs screen painted", base),
             (f"{args.runs:,} runs: start-up -> runs screen painted", many["paint"]),
             (f"{args.runs:,} runs: `end` -> last row painted", many["jump_end"]),
-            (f"{args.runs:,} runs: store.db.open_database alone (quick_check)", statistics.median(opens)),
+            (
+                f"{args.runs:,} runs: store.db.connection.open_database alone (quick_check)",
+                statistics.median(opens),
+            ),
         ]
         for src, got_source in info["sources"].items():
             keys, events, size = got_source["keys"], got_source["events"], got_source["bytes"]

@@ -1,6 +1,6 @@
 """The only bridge from the UI to the data: an async facade running every store call on ONE database thread.
 
-The thread opens the database itself (`store.db.open_database` in the executor's initializer), so the
+The thread opens the database itself (`store.db.connection.open_database` in the executor's initializer), so the
 sqlite connection is only ever used by the thread that made it, and reads and writes are serialised.
 Every method is `async` and returns plain dicts; nothing here knows about Textual.
 """

@@ -28,8 +28,6 @@ OUTCOMES = (
 )
 #: outcomes after which the caller did receive the answer, or where we cannot say it was kept back
 NOT_WITHHELD = (DELIVERED, INCOMPLETE)
-#: outcomes that mean the person received nothing ("withheld" in the app's marks and filters)
-WITHHELD_OUTCOMES = tuple(o for o in OUTCOMES if o not in NOT_WITHHELD)
 
 
 def is_withheld(outcome: str | None) -> bool:
