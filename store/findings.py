@@ -102,6 +102,7 @@ def queue_page(
 
 
 def queue_count(db: Database, **filters: Any) -> int:
+    """How many findings the queue filters leave."""
     where, params = _filters(**filters)
     sql = "SELECT count(*) FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])

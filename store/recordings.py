@@ -39,6 +39,7 @@ def runs_of_source(db: Database, source: str) -> dict[str, Any]:
 
 
 def list_quarantine(db: Database) -> list[dict[str, Any]]:
+    """Every quarantined input with its reason, by path."""
     return fetch_rows(
         db,
         "SELECT path, code, reason, sha256, first_seen, last_seen, times FROM quarantine ORDER BY path, code",

@@ -32,6 +32,7 @@ JSON_COLUMNS = {
 
 
 def loads_json(value: Any) -> Any:
+    """A JSON column's value decoded; text that is not JSON is returned as it is."""
     if isinstance(value, str):
         try:
             return orjson.loads(value)
@@ -43,6 +44,7 @@ def loads_json(value: Any) -> Any:
 def fetch_rows(
     db: Database, sql: str, params: list[Any] | dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
+    """Rows of `sql` as dicts, JSON columns decoded."""
     cur = db.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [
@@ -52,6 +54,7 @@ def fetch_rows(
 
 
 def run_out(row: dict[str, Any]) -> dict[str, Any]:
+    """A runs row as readers return it: `run_key` for `key`, flags as booleans."""
     row["run_key"] = row.pop("key")
     for flag in ("complete", "starts_mid_run"):
         if row.get(flag) is not None:
@@ -60,6 +63,7 @@ def run_out(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def finding_out(f: dict[str, Any]) -> dict[str, Any]:
+    """A findings row as readers return it: flags as booleans, spans as `{start, end}`, no payload."""
     f["placeable"] = None if f["placeable"] is None else bool(f["placeable"])
     f["advisory"] = bool(f["advisory"])
     f["truncated"] = bool(f["truncated"])

@@ -224,6 +224,7 @@ def list_runs(
 
 
 def count_runs(db: Database, **filters: Any) -> int:
+    """How many runs the filters leave."""
     where, params = run_filters(db, **filters)
     sql = "SELECT count(*) FROM runs r" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])

@@ -16,6 +16,7 @@ from store.reading.text import as_text, dumps
 
 
 def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
+    """One row per tool call (section 5), joined on `toolCallId`; keyed by call id for the later parts."""
     calls: dict[str, dict[str, Any]] = {}
     order = 0
 
@@ -101,6 +102,7 @@ def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
 
 
 def semantics_row(walk: RunWalk, call_id: str, call: dict[str, Any], p: dict[str, Any], index: int) -> None:
+    """The semantic envelope a call declared (render hint, grain, provenance), as a `semantics` row."""
     sem = as_dict(p.get("semantics"))
     render = as_dict(sem.get("render"))
     walk.out.semantics.append(

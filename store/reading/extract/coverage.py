@@ -14,6 +14,7 @@ from store.reading.text import as_text
 
 
 def coverage(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per item a call says it checked, did not check or cannot cover (deduplicated per call)."""
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
 

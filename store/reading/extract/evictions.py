@@ -17,6 +17,7 @@ from store.reading.text import dumps
 
 
 def evictions(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per tool result evicted from the model's context, with the calls whose results it held."""
     stage_to_calls: dict[str, list[str]] = defaultdict(list)
     for c in calls.values():
         if c["stage"]:
@@ -95,6 +96,7 @@ def evictions(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> list[dict[str,
 
 
 def eviction_row(walk: RunWalk, n: int, **kw: Any) -> dict[str, Any]:
+    """An `evictions` row with its stable id (the n-th eviction of the run)."""
     ordered = list(dict.fromkeys(kw["call_ids"]))
     return {
         "id": stable_id("e", walk.sha, walk.run_id, n),

@@ -29,6 +29,8 @@ from store.vocab import (
 def findings(
     walk: RunWalk, calls: dict[str, dict[str, Any]], coverage: list[dict[str, Any]], outcome: dict[str, Any]
 ) -> list[dict[str, Any]]:
+    """Every finding of the run: context errors and negative claims in event order, then the evidence gate,
+    coverage gaps and, last, a withheld answer."""
     rows: list[dict[str, Any]] = []
     for i in walk.of_types("integrity.context_error", "findings."):
         t = walk.shorts[i]
@@ -96,6 +98,7 @@ def findings(
 def finding(
     walk: RunWalk, seq: int | None, *, kind: str, anchor: tuple[Any, ...] = (), **kw: Any
 ) -> dict[str, Any]:
+    """A `findings` row whose id depends only on the recording's content and the finding's place in it."""
     row = {
         "id": stable_id("f", walk.sha, walk.run_id, kind, seq if seq is not None else "", *anchor),
         "run_key": walk.key,
@@ -124,6 +127,7 @@ def finding(
 
 
 def context_error(walk: RunWalk, i: int) -> dict[str, Any]:
+    """An `integrity.context_error` event (section 9.1) as a finding."""
     p = walk.payload(i)
     kind = as_str(p.get("kind")) or "context-error"
     codes = [c for c in (as_str(p.get("seam")), "advisory" if p.get("advisory") is True else None) if c]
@@ -150,6 +154,7 @@ def context_error(walk: RunWalk, i: int) -> dict[str, Any]:
 
 
 def negative_claim(walk: RunWalk, i: int, t: str) -> dict[str, Any]:
+    """A `findings.*` event (negative-claims.md) as a finding, its UTF-16 span placed in the text it indexes."""
     p = walk.payload(i)
     kind = as_str(p.get("kind")) or t.split(".", 1)[1].replace("_", "-")
     if kind == NEGATIVE_CLAIM:

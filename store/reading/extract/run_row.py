@@ -27,6 +27,7 @@ def run_row(
     findings: list[dict[str, Any]],
     outcome: dict[str, Any],
 ) -> None:
+    """The `runs` row: identity (envelope first, then event meta, then the snapshot), timing, counts, outcome."""
     metas = [walk.meta(i) for i in walk.indexes]
     wanted = ("tenant", "principal", "sessionId", "traceId", "correlationId")
     firsts: dict[str, str] = {}

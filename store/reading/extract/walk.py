@@ -37,26 +37,32 @@ class Extracted:
 
 
 def short_type(event_type: str) -> str:
+    """An event type without the `agentfootprint.` prefix."""
     return event_type[len(PREFIX) :] if event_type.startswith(PREFIX) else event_type
 
 
 def as_dict(value: Any) -> dict[str, Any]:
+    """`value` if it is an object, else an empty one (every recorded key is optional)."""
     return value if isinstance(value, dict) else {}
 
 
 def as_list(value: Any) -> list[Any]:
+    """`value` if it is a list, else an empty one."""
     return value if isinstance(value, list) else []
 
 
 def as_str(value: Any) -> str | None:
+    """`value` if it is a string, else None."""
     return value if isinstance(value, str) else None
 
 
 def as_int(value: Any) -> int | None:
+    """`value` if it is an integer (not a bool), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def iso_from_ms(ms: int | None) -> str | None:
+    """An epoch-milliseconds time as ISO 8601 UTC, or None when it is out of range."""
     if ms is None:
         return None
     try:
@@ -76,6 +82,7 @@ def stable_id(prefix: str, *parts: Any) -> str:
 
 
 def run_key_for(run_id: str, sha256: str) -> str:
+    """The key of a run in one recording: a run id may recur across recordings."""
     return f"{run_id}@{sha256[:10]}"
 
 
@@ -116,6 +123,7 @@ def group_runs(events: list[dict[str, Any]]) -> dict[str, list[int]]:
 
 
 def last_real_run(groups: dict[str, list[int]]) -> str | None:
+    """The run the snapshot belongs to: the one with the latest event (a recorder keeps only the last run)."""
     real = [(idx[-1], rid) for rid, idx in groups.items() if rid != CONSUMER_SCOPE and idx]
     return max(real)[1] if real else None
 
