@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from store.decode import decode_recording
-from store.delivery import decide_delivery
-from store.extract import CONSUMER_SCOPE, group_runs, short_type
+from store.reading.decode import decode_recording
+from store.reading.delivery import decide_delivery
+from store.reading.extract.walk import CONSUMER_SCOPE, group_runs, short_type
 from tests.conftest import SAMPLES, SHARED_RECORDINGS
 
 FILES = sorted(SHARED_RECORDINGS.glob("*.json"))

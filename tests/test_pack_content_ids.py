@@ -10,7 +10,7 @@ from pathlib import Path
 from reviewer.packs import baseline_for
 from reviewer.review.packs import PhrasePack
 from store import packs as store_packs
-from store.db import open_database
+from store.db.connection import open_database
 from store.pack_identity import legacy_pack_hash, pack_content_id
 
 

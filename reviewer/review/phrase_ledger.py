@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from reviewer.review.matching import compile_pack
 from reviewer.review.packs import ListName, PhrasePack
-from reviewer.review.replay import FindingLabel, MissedLabel, _overlaps
+from reviewer.review.replay import FindingLabel, MissedLabel, spans_overlap
 
 ClauseLocation = tuple[str, int, int]  # (answer key, clause start, clause end)
 
@@ -71,12 +71,12 @@ def phrase_ledger(
             row = rows[phrase]
             row.hits += 1
             labels = by_key_f.get(key, [])
-            if any(f.verdict == "tp" and _overlaps(f.start, f.end, cs, ce) for f in labels):
+            if any(f.verdict == "tp" and spans_overlap(f.start, f.end, cs, ce) for f in labels):
                 row.tp += 1
-            if any(f.verdict == "fp" and _overlaps(f.start, f.end, cs, ce) for f in labels):
+            if any(f.verdict == "fp" and spans_overlap(f.start, f.end, cs, ce) for f in labels):
                 row.fp += 1
                 row.fp_at.append((key, cs, ce))
-            row.covered |= {i for i, m in by_key_m.get(key, []) if _overlaps(m.start, m.end, cs, ce)}
+            row.covered |= {i for i, m in by_key_m.get(key, []) if spans_overlap(m.start, m.end, cs, ce)}
     return [
         PhraseLedgerRow(p, n, r.hits, r.tp, r.fp, len(r.covered), tuple(r.fp_at))
         for n, p in pack.phrases()

@@ -147,7 +147,7 @@ class ReplayReport:
     labelled_answers_not_seen: int
 
 
-def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
+def spans_overlap(a0: int, a1: int, b0: int, b1: int) -> bool:
     """Half-open overlap; an empty span [a0, a0) counts as the point a0."""
     if a0 == a1:
         return b0 <= a0 < b1
@@ -256,7 +256,7 @@ class Replayer:
         cand = _by_clause(self._cand.hits(text, layout))
         for clause in cand.keys() - cur.keys():
             self._new += 1
-            if not any(_overlaps(s[0], s[1], *clause) for s in flagged):
+            if not any(spans_overlap(s[0], s[1], *clause) for s in flagged):
                 self._new_unrecorded += 1
             if len(self._new_examples) < self._limit:
                 self._new_examples.append(self._ref(key, text, clause, cand[clause]))
@@ -269,10 +269,10 @@ class Replayer:
 
         def judge(clause: tuple[int, int]) -> tuple[bool, bool]:
             """(confirmed, fp) for a hit clause."""
-            good = any(f.verdict == "tp" and _overlaps(f.start, f.end, *clause) for f in findings) or any(
-                _overlaps(m.start, m.end, *clause) for m in misses
+            good = any(f.verdict == "tp" and spans_overlap(f.start, f.end, *clause) for f in findings) or any(
+                spans_overlap(m.start, m.end, *clause) for m in misses
             )
-            bad = any(f.verdict == "fp" and _overlaps(f.start, f.end, *clause) for f in findings)
+            bad = any(f.verdict == "fp" and spans_overlap(f.start, f.end, *clause) for f in findings)
             return good, bad
 
         for clause, hits in cand.items():
@@ -296,7 +296,7 @@ class Replayer:
                 if bad and tally is part.cand and clause not in cur:
                     part.fp_added += 1
             tally.misses += len(misses)
-            tally.covered += sum(any(_overlaps(m.start, m.end, *c) for c in hit_clauses) for m in misses)
+            tally.covered += sum(any(spans_overlap(m.start, m.end, *c) for c in hit_clauses) for m in misses)
 
     @staticmethod
     def _ref(key: str, text: str, clause: tuple[int, int], hits: list[PhraseHit]) -> ClauseRef:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from store.text import span_from_utf16
+from store.spans import span_from_utf16
 
 #: Fields listed from one answer, at most; a typed answer is a model's output, so bounded.
 MAX_FIELDS = 2000

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from store.text import utf16_len
+from store.spans import utf16_len
 
 MAX_INPUT_UTF16 = 65_536
 MAX_STRING_VALUES = 256

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from reviewer.review.observer.predict import Prediction
-from reviewer.review.replay import FindingLabel, MissedLabel, _overlaps
+from reviewer.review.replay import FindingLabel, MissedLabel, spans_overlap
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +64,9 @@ def score_predictions(
                 continue
             claims += 1
             span = (p.start, p.end)
-            tp = any(f.verdict == "tp" and _overlaps(f.start, f.end, *span) for f in labels.get(key, []))
-            bad = any(f.verdict == "fp" and _overlaps(f.start, f.end, *span) for f in labels.get(key, []))
-            miss = any(m.answer_key == key and _overlaps(m.start, m.end, *span) for m in missed)
+            tp = any(f.verdict == "tp" and spans_overlap(f.start, f.end, *span) for f in labels.get(key, []))
+            bad = any(f.verdict == "fp" and spans_overlap(f.start, f.end, *span) for f in labels.get(key, []))
+            miss = any(m.answer_key == key and spans_overlap(m.start, m.end, *span) for m in missed)
             labelled += tp or bad or miss
             confirmed += tp or miss
             fp += bad
@@ -74,7 +74,8 @@ def score_predictions(
     for m in missed:
         preds = by_key.get(m.answer_key, [])
         if any(
-            p.kind == "negative-claim" and _overlaps(m.start, m.end, p.start or 0, p.end or 0) for p in preds
+            p.kind == "negative-claim" and spans_overlap(m.start, m.end, p.start or 0, p.end or 0)
+            for p in preds
         ):
             covered += 1
         elif any(p.kind != "negative-claim" and p.start is None for p in preds):

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from store.outcome import RunEvents, classify_outcome
-from store.text import as_text, bounded
+from store.reading.outcome import RunEvents, classify_outcome
+from store.reading.text import as_text, bounded
 
 #: Recorded text inside a headline is cut to this many characters (the full text stays in the run).
 HEADLINE_TEXT = 300
