@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "shared" / "recordings"
+from tests.conftest import SHARED_RECORDINGS
+
+RECORDINGS = SHARED_RECORDINGS
 RECORDING_KIND = "recording/run"
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _rng = random.Random(20261130)

@@ -1,4 +1,4 @@
-"""Shared fixtures: the real recordings beside the repo, throwaway databases."""
+"""Shared fixtures: the real recordings kept in the repo (tests/fixtures/recordings), throwaway databases."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from sqlite_utils import Database
 from store.db.connection import open_database
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_RECORDINGS = REPO.parent / "shared" / "recordings"
+#: real recordings produced by agentfootprint, copied from the project's shared corpus (with its INDEX.md) so a
+#: clone alone passes the suite; `python3 tools/refresh_fixtures.py` refreshes them from ../shared/recordings
+SHARED_RECORDINGS = REPO / "tests" / "fixtures" / "recordings"
 SAMPLES = REPO / "sample_recordings"
 
 
