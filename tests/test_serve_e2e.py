@@ -1,6 +1,7 @@
 """End to end in a real browser: `reviewer serve` on a free loopback port, headless Chromium (Playwright
 driving Debian's /usr/bin/chromium), open a run, label a finding with the keyboard, and find the label in
-the database. Skipped only where no Chromium is installed (`.ci/run` installs it, so CI never skips)."""
+the database. Without Chromium (or Playwright) the tests are skipped with that reason, except under `CI=true`,
+where they fail: CI never passes without running them (`.ci/run` installs Chromium and sets CI)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,41 @@ import pytest
 
 from tests.conftest import REPO, SHARED_RECORDINGS
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"),
-]
+
+def _find_chromium() -> str | None:
+    """$REVIEWER_CHROMIUM when set (an empty or missing path counts as no Chromium), else Debian's."""
+    wanted = os.environ.get("REVIEWER_CHROMIUM")
+    if wanted is not None:
+        return wanted if wanted and Path(wanted).is_file() else None
+    return shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+
+
+CHROMIUM = _find_chromium()
+pytestmark = [pytest.mark.slow]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.fixture(autouse=True)
+def _browser_available() -> None:
+    """Skip (with the reason) when the browser is missing on a workstation; fail loudly when it is missing in CI."""
+    missing = None
+    if CHROMIUM is None:
+        missing = "no Chromium installed (apt-get install chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "Playwright is not installed (pip install -e '.[test]')"
+    if missing is None:
+        return
+    if in_ci():
+        pytest.fail(f"CI=true but the browser tests cannot run: {missing}", pytrace=False)
+    pytest.skip(missing)
+
+
 RUN_ID = (
     "run-1796002023213-3"  # evidence-gate-rails-refused: 1 run, an evidence-gate finding, a withheld answer
 )
