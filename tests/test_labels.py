@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -158,33 +158,56 @@ def test_export_never_overwrites_without_force(loaded: Database, db_path: Path, 
 
 
 HOLDER = """
-import sqlite3, sys, time
+import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 conn.execute("BEGIN")
 conn.execute("SELECT count(*) FROM findings").fetchone()   # a reader holding a snapshot open
 print("holding", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()                                         # until the test says "next"
 conn.execute("COMMIT")
 w = sqlite3.connect(sys.argv[1], isolation_level=None)
 w.execute("BEGIN IMMEDIATE")                                 # then a writer holding the write lock
+w.execute("INSERT INTO labels (uid, target_id, target_kind, verdict, reviewer, created_at) "
+          "VALUES ('holder', 'nothing', 'x', 'cleared', 'holder', '2026-01-01')")
 print("writing", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()                                         # until the test says "release"
 w.execute("COMMIT")
+print("released", flush=True)
 """
 
 
 def test_label_while_another_process_holds_the_database(loaded: Database, db_path: Path) -> None:
+    """The holder keeps each lock until told: nothing here depends on how fast either process runs."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(db_path), "0.6"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER, str(db_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "holding"
-    fid = _finding(loaded, "unsupported-claim")
-    _invoke(["label", fid, "--verdict", "tp", "--reviewer", "ann", "--db", str(db_path)])
-    assert proc.stdout.readline().strip() == "writing"
-    started = time.perf_counter()
-    _invoke(["label", fid, "--verdict", "fp", "--reviewer", "bob", "--db", str(db_path)])
-    waited = time.perf_counter() - started
-    proc.wait(timeout=10)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "holding"
+        fid = _finding(loaded, "unsupported-claim")
+        _invoke(
+            ["label", fid, "--verdict", "tp", "--reviewer", "ann", "--db", str(db_path)]
+        )  # beside a reader
+        proc.stdin.write("next\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "writing"
+        # the other process holds the write lock until the label below has been waiting a while
+        stdin = proc.stdin
+
+        def let_go() -> None:
+            stdin.write("release\n")
+            stdin.flush()
+
+        release = threading.Timer(1.0, let_go)
+        release.start()
+        _invoke(["label", fid, "--verdict", "fp", "--reviewer", "bob", "--db", str(db_path)])
+        release.join()
+        assert proc.stdout.readline().strip() == "released"
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert labels.current(loaded, fid) == {"ann": "tp", "bob": "fp"}
-    assert waited > 0.2, "the second label queued behind the other writer instead of failing"
+    ids = dict(loaded.execute("SELECT uid, id FROM labels").fetchall())
+    bob = loaded.execute("SELECT id FROM labels WHERE reviewer = 'bob'").fetchone()[0]
+    assert bob > ids["holder"], "the second label queued behind the other writer (and was written after it)"

@@ -132,8 +132,8 @@ def _serve(tmp_path: Path, extra: list[str]) -> Iterator[tuple[str, Path]]:
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    while time.time() < deadline:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 break
@@ -148,10 +148,10 @@ def _serve(tmp_path: Path, extra: list[str]) -> Iterator[tuple[str, Path]]:
             proc.kill()
 
 
-def _wait_for(page, text: str, timeout: float = 45.0) -> str:  # type: ignore[no-untyped-def]
-    deadline = time.time() + timeout
+def _wait_for(page, text: str, timeout: float = 60.0) -> str:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
     seen = ""
-    while time.time() < deadline:
+    while time.monotonic() < deadline:
         seen = page.evaluate("window.__tx ? window.__tx.join('') : ''")
         if text in seen:
             return seen
@@ -207,8 +207,8 @@ def test_label_a_finding_in_the_browser(served: tuple[str, Path], tmp_path: Path
             page.keyboard.press(
                 "1"
             )  # label it: true positive (or "withholding justified" on a withheld answer)
-            deadline = time.time() + 20
-            while time.time() < deadline and not _labels(db):
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not _labels(db):
                 time.sleep(0.25)
             page.screenshot(path=str(shots / "serve-run.png"))
         finally:
@@ -254,8 +254,8 @@ def test_two_tabs_label_at_once_and_lose_nothing(served_unnamed: tuple[str, Path
                 _wait_for(tab, "LABELS")
             tabs[0].keyboard.press("3")  # both label at once
             tabs[1].keyboard.press("3")
-            deadline = time.time() + 20
-            while time.time() < deadline and len(_labels(db)) < 2:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and len(_labels(db)) < 2:
                 time.sleep(0.25)
         finally:
             browser.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Iterator
 
@@ -217,16 +218,37 @@ def generated(n: int) -> Iterator[tuple[str, str, list[tuple[int, int]]]]:
         yield (f"ans-{i}", text[:300], [])
 
 
+def _regex_reference_seconds(
+    answers: list[tuple[str, str, list[tuple[int, int]]]], pack: PhrasePack
+) -> float:
+    """Seconds one compiled regex of the pack's phrases takes over the answers (the first fifth, scaled up):
+    measured in the same run, so a loaded machine slows the reference as much as the replay."""
+    phrases = [*pack.none, *pack.complete]
+    sample = answers[: len(answers) // 5]
+    start = time.perf_counter()
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.IGNORECASE)
+    hits = sum(1 for _, text, _ in sample for _ in pattern.finditer(text))
+    assert hits > 0
+    return (time.perf_counter() - start) * len(answers) / len(sample)
+
+
 def test_throughput_100k_answers() -> None:
+    """The replay stays linear and near a plain regex scan. The absolute figure is the benchmark's
+    (`python -m bench.replay`); a wall-clock bound here failed under load, so the bound is a ratio to a
+    reference measured in the same run, with a wide margin (about 0.5x when measured)."""
     pack = big_pack()
     assert len(pack) == 32
     current = pack.without_phrase("came up empty")
     answers = list(generated(100_000))
     avg = sum(len(t) for _, t, _ in answers) / len(answers)
+    reference = _regex_reference_seconds(answers, pack)
     start = time.perf_counter()
     rep = replay(answers, current, pack)
     elapsed = time.perf_counter() - start
-    print(f"\nreplay: {len(answers) / elapsed:,.0f} answers/s ({avg:.0f} chars avg, {elapsed:.2f} s)")
+    print(
+        f"\nreplay: {len(answers) / elapsed:,.0f} answers/s ({avg:.0f} chars avg, {elapsed:.2f} s; "
+        f"{elapsed / reference:.2f}x one compiled regex)"
+    )
     assert rep.answers == 100_000 and rep.newly_flagged > 1000
     assert rep.phrase_stats["came up empty"].hits == rep.newly_flagged
-    assert elapsed < 10.0
+    assert elapsed < 5 * reference

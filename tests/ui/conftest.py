@@ -90,8 +90,9 @@ def app_factory(ui_db: Path) -> Iterator[Callable[..., ReviewerApp]]:
         app.service.close()
 
 
-async def wait_until(pilot: Any, predicate: Callable[[], bool], *, timeout: float = 5.0) -> None:
-    """Let the app run until `predicate()` holds (workers done, widgets updated)."""
+async def wait_until(pilot: Any, predicate: Callable[[], bool], *, timeout: float = 60.0) -> None:
+    """Let the app run until `predicate()` holds (workers done, widgets updated). The deadline is generous: on
+    a loaded 2-core machine a worker can take seconds, and a passing wait returns as soon as it holds."""
     import asyncio
 
     loop = asyncio.get_running_loop()
@@ -101,6 +102,24 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], *, timeout: floa
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
     await pilot.pause()
+
+
+async def palette_offers(pilot: Any, text: str) -> None:
+    """Wait until the open command palette highlights a hit whose prompt contains `text`: each key typed starts a
+    new search, and Enter before the last one has gathered its hits would pick an older (or no) hit."""
+    from textual.command import CommandList, CommandPalette
+
+    def ready() -> bool:
+        screen = pilot.app.screen
+        if not isinstance(screen, CommandPalette):
+            return False
+        hits = screen.query_one(CommandList)
+        if hits.highlighted is None or hits.option_count == 0:
+            return False
+        prompt = hits.get_option_at_index(hits.highlighted).prompt
+        return text in getattr(prompt, "plain", str(prompt))
+
+    await wait_until(pilot, ready)
 
 
 async def runs_screen_ready(pilot: Any) -> Any:

@@ -22,7 +22,7 @@ from reviewer.ui.widgets.run_list import WITHHELD_MARK, RunList
 from reviewer.ui.widgets.timeline import Timeline
 from store.db.connection import open_database
 from store.runs import list_runs
-from tests.ui.conftest import SIZE, run_screen_ready, wait_until
+from tests.ui.conftest import SIZE, palette_offers, run_screen_ready, wait_until
 from tests.ui.recordings import CLAUSE_1, CLAUSE_2, DENIED_RUN, EMOJI_RUN, PROMPT
 
 SHARED_WITHHELD = {"refused", "denied", "paused", "contract_unmet"}
@@ -115,7 +115,7 @@ async def test_filter_withheld_and_by_outcome(app_factory, ui_db: Path) -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"outcome: refused")
-        await pilot.pause(0.3)
+        await palette_offers(pilot, "outcome: refused")
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.total == 1)
         assert screen.filters == {"outcome": "refused"}
@@ -399,7 +399,7 @@ async def test_palette_jumps_to_a_run_by_id(app_factory) -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*DENIED_RUN)
-        await pilot.pause(0.3)
+        await palette_offers(pilot, f"Jump to run {DENIED_RUN}")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None)
         assert app.screen.run["run_id"] == DENIED_RUN

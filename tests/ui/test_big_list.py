@@ -52,8 +52,7 @@ async def test_blocks_load_on_demand_by_keyset(tmp_path: Path) -> None:
         drawn = [run_list.render_line(y).text for y in range(run_list.size.height)]
         assert any(last["run_id"] in line for line in drawn)
         await pilot.press("home")
-        await pilot.pause()
-        assert run_list.cursor == 0 and run_list.row_at(0) is not None
+        await wait_until(pilot, lambda: run_list.cursor == 0 and run_list.row_at(0) is not None)
 
 
 async def test_queue_over_many_findings_reads_only_what_is_shown(ui_db: Path) -> None:

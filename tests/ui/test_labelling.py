@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -485,7 +484,7 @@ writer.execute("BEGIN IMMEDIATE")                            # and the write loc
 writer.execute("INSERT INTO labels (uid, target_id, target_kind, verdict, reviewer, created_at) "
                "VALUES ('holder', 'nothing', 'x', 'cleared', 'holder', '2026-01-01')")
 print("locked", flush=True)
-time.sleep(0.6)
+sys.stdin.readline()                                         # held until the test says so
 writer.execute("COMMIT")
 reader.execute("COMMIT")
 print("released", flush=True)
@@ -499,18 +498,24 @@ async def test_a_label_waits_for_another_process_holding_the_database(app_factor
         screen = await open_queue(pilot)
         await show(pilot, screen, fid)
         holder = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, str(label_db)], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", HOLDER, str(label_db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-            pressed = time.monotonic()
+            assert holder.stdin is not None and holder.stdout is not None
+            assert holder.stdout.readline().strip() == "locked"
             await pilot.press("1")
-            await pilot.pause(0.1)
+            await pilot.pause(0.3)
             assert with_db(label_db, labels.history, fid) == []  # queued behind the other writer…
-            rows = await labelled(pilot, label_db, fid)  # …then lands
-            assert time.monotonic() - pressed > 0.3
+            assert holder.poll() is None  # (which still holds the lock)
+            holder.stdin.write("release\n")
+            holder.stdin.flush()
+            rows = await labelled(pilot, label_db, fid)  # …then lands once it lets go
             assert [r["verdict"] for r in rows] == ["tp"]
-            assert holder.wait(timeout=10) == 0
+            assert holder.stdout.readline().strip() == "released"
+            assert holder.wait(timeout=60) == 0
         finally:
             if holder.poll() is None:
                 holder.kill()

@@ -14,6 +14,7 @@ from reviewer.ui.screens.packs import DEFAULT_PACK, PacksScreen
 from store import packs as store_packs
 from store.db.connection import open_database
 from tests.test_packs_store import build_hand_corpus
+from tests.ui.conftest import wait_until
 
 
 class Host(App[None]):
@@ -32,12 +33,9 @@ class Host(App[None]):
         return None
 
 
-async def until(pilot: Any, cond: Callable[[], bool], tries: int = 200) -> None:
-    for _ in range(tries):
-        if cond():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
+async def until(pilot: Any, cond: Callable[[], bool]) -> None:
+    """Poll against the clock (a count of short pauses ran out in about 4 s on a loaded machine)."""
+    await wait_until(pilot, cond)
 
 
 def _report_text(screen: PacksScreen) -> str:

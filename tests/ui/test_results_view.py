@@ -347,7 +347,8 @@ async def test_a_one_megabyte_result_does_not_freeze():
         await pilot.pause()
         body = app.query_one(".result-raw-json", Static).content.plain
         assert len(body) < 101_000 and "truncated for display" in body
-    assert time.perf_counter() - started < 10
+    # a freeze (the whole megabyte laid out or parsed on the UI thread) takes minutes; a loaded machine, seconds
+    assert time.perf_counter() - started < 60
 
 
 def _series_sem(aggregation: str, **render: object) -> dict:
