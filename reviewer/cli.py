@@ -434,7 +434,9 @@ def _launch_app(db_path: Path, reviewer: str | None, ask_reviewer: bool = False)
     from reviewer.settings import resolve_reviewer
     from reviewer.ui.app import make_app
 
-    make_app(db_path=db_path, reviewer=resolve_reviewer(reviewer), ask_reviewer=ask_reviewer).run()
+    # a session that asks (a served tab) suggests only a name given explicitly, never the system user's
+    name = reviewer if ask_reviewer else resolve_reviewer(reviewer)
+    make_app(db_path=db_path, reviewer=name, ask_reviewer=ask_reviewer).run()
 
 
 from reviewer.pack_cli import pack  # noqa: E402  (the `reviewer pack ...` group)

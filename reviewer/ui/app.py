@@ -55,8 +55,9 @@ class ReviewerApp(App[None]):
         self.ask_reviewer = ask_reviewer
         self.service = service
         self.reviewer = reviewer
-        #: who labels: the name given, else $REVIEWER_NAME, else the system user
-        self.reviewer_name = resolve_reviewer(reviewer)
+        #: who labels: the name given, else $REVIEWER_NAME, else the system user; a session that asks starts
+        #: with no name (only one given explicitly is suggested), so it never labels as the server's owner
+        self.reviewer_name = (reviewer or "").strip() if ask_reviewer else resolve_reviewer(reviewer)
         self.now = now
         #: after a label on the queue screen, move to the next unlabelled finding
         self.auto_advance = auto_advance
@@ -80,6 +81,13 @@ class ReviewerApp(App[None]):
         if name:
             self.reviewer_name = name
             self.notify(f"labelling as {name}", markup=False)
+
+    def action_command_palette(self) -> None:
+        """Not while the session's reviewer is still unnamed: the palette could open screens that label."""
+        if self.ask_reviewer and not self.reviewer_name:
+            self.notify("say who is reviewing first", severity="warning", markup=False)
+            return
+        super().action_command_palette()
 
     def on_unmount(self) -> None:
         self.service.close()

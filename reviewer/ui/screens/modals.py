@@ -108,8 +108,9 @@ class MissedChooser(ModalScreen[str | None]):
 
 
 class ReviewerNameScreen(ModalScreen[str]):
-    """Who is labelling in this session (asked per browser tab by `reviewer serve`): enter keeps the name,
-    escape keeps the suggested one."""
+    """Who is labelling in this session (asked per browser tab by `reviewer serve`). A name must be given:
+    enter takes the typed one; escape keeps a suggested name only when there is one (a served tab suggests
+    none, so it never labels as whoever started the server)."""
 
     DEFAULT_CSS = """
     ReviewerNameScreen { align: center middle; }
@@ -120,15 +121,20 @@ class ReviewerNameScreen(ModalScreen[str]):
         Binding("escape", "keep", "Keep suggested name", id="who.keep"),
     ]
 
-    def __init__(self, suggested: str) -> None:
+    def __init__(self, suggested: str = "") -> None:
         super().__init__(id="who-screen")
-        self.suggested = suggested
+        self.suggested = suggested.strip()
 
     def compose(self) -> ComposeResult:
+        help_text = (
+            "enter: use this name · esc: keep the suggested one"
+            if self.suggested
+            else "type your name, then enter (labels need a name)"
+        )
         with Vertical():
             yield Static(Text("Your name is kept with every label you make in this session."))
             yield Input(value=self.suggested, placeholder="your name", id="who-input", max_length=100)
-            yield Static(Text("enter: use this name · esc: keep the suggested one"), id="who-help")
+            yield Static(Text(help_text), id="who-help")
 
     def on_mount(self) -> None:
         self.query_one(Vertical).border_title = "Who is reviewing?"
@@ -137,7 +143,18 @@ class ReviewerNameScreen(ModalScreen[str]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(" ".join(event.value.split()) or self.suggested)
+        name = " ".join(event.value.split()) or self.suggested
+        if name:
+            self.dismiss(name)
+        else:
+            self._name_needed()
 
     def action_keep(self) -> None:
-        self.dismiss(self.suggested)
+        if self.suggested:
+            self.dismiss(self.suggested)
+        else:
+            self._name_needed()
+
+    def _name_needed(self) -> None:
+        self.notify("type your name first: every label carries it", severity="warning", markup=False)
+        self.query_one(Input).focus()
