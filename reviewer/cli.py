@@ -369,9 +369,6 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
     sys.exit(1 if failures else 0)
 
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
 @cli.command("serve")
 @db_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
@@ -379,33 +376,60 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option(
     "--reviewer",
     default=None,
-    help="Reviewer name used by every tab (default: each tab asks who is reviewing).",
+    help="Reviewer name used by every tab (default: each tab must say who is reviewing).",
 )
-def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) -> None:
-    """Serve the app in a browser (textual-serve: one app process per tab, one shared WAL database).
+@click.option(
+    "--token",
+    envvar="REVIEWER_SERVE_TOKEN",
+    default=None,
+    help="The secret the page and socket require (default: a new one each start, printed in the URL).",
+)
+@click.option(
+    "--no-token", is_flag=True, help="Require no token (prints a warning: anyone who can connect gets in)."
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="App processes (browser tabs) at once; more get a 'sessions in use' page.",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    help="Another name the page may be reached by (a reverse proxy's); repeatable.",
+)
+def serve_cmd(
+    db_path: Path | None,
+    host: str,
+    port: int,
+    reviewer: str | None,
+    token: str | None,
+    no_token: bool,
+    max_sessions: int,
+    allow_hosts: tuple[str, ...],
+) -> None:
+    """Serve the app in a browser (one app process per tab, one shared WAL database), behind a secret token.
 
     Example: reviewer serve --db review.db --port 8000
     """
-    import shlex
+    from reviewer.serve import serve
 
-    from textual_serve.server import Server
-
+    if no_token and token:
+        raise click.UsageError("--token and --no-token contradict each other")
     target = db_path_or_default(db_path).resolve()
     open_db(target).close()  # create and migrate once, before any tab starts
-    command = [sys.executable, "-m", "reviewer", "open", "--db", str(target)]
-    # every tab is its own app process: a named server labels as that name; otherwise each tab asks
-    command += ["--reviewer", reviewer] if reviewer else ["--ask-reviewer"]
-    if host not in LOOPBACK and not host.startswith("127."):
-        click.echo(
-            f"WARNING: binding to {host}: textual-serve has no authentication of its own. Anyone who can reach "
-            "this address can read and label everything in the database. Put it behind an authenticating proxy.",
-            err=True,
-        )
-    url_host = f"[{host}]" if ":" in host else host
-    click.echo(f"Serving {target} at http://{url_host}:{port}  (Ctrl+C to stop)")
-    Server(
-        " ".join(shlex.quote(c) for c in command), host=host, port=port, title="footprint-reviewer"
-    ).serve()
+    serve(
+        target,
+        host=host,
+        port=port,
+        reviewer=reviewer,
+        token=token,
+        no_token=no_token,
+        max_sessions=max_sessions,
+        allow_hosts=allow_hosts,
+    )
 
 
 @cli.command("open")

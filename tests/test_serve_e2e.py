@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SHARED_RECORDINGS
+from tests.serve_util import serving
 
 
 def _find_chromium() -> str | None:
@@ -78,85 +75,51 @@ window.WebSocket.prototype = Orig.prototype;
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`reviewer serve --reviewer e2e`: every tab labels as e2e."""
-    yield from _serve(tmp_path, ["--reviewer", "e2e"])
+    """`reviewer serve --reviewer e2e`: every tab labels as e2e. The URL is the one it printed (with its token)."""
+    with serving(tmp_path, ["--reviewer", "e2e"]) as s:
+        yield s.url, s.db
 
 
 @pytest.fixture
 def served_unnamed(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`reviewer serve` with no name: each tab asks who is reviewing."""
-    yield from _serve(tmp_path, [])
-
-
-def _serve(tmp_path: Path, extra: list[str]) -> Iterator[tuple[str, Path]]:
-    db = tmp_path / "served.db"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "reviewer",
-            "ingest",
-            str(SHARED_RECORDINGS / "evidence-gate-rails-refused.json"),
-            "--db",
-            str(db),
-        ],
-        check=True,
-        env=env,
-        capture_output=True,
-    )
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "reviewer",
-            "serve",
-            "--db",
-            str(db),
-            "--port",
-            str(port),
-            *extra,
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.2)
-    try:
-        yield url, db
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """`reviewer serve` with no name: each tab must say who is reviewing."""
+    with serving(tmp_path, []) as s:
+        yield s.url, s.db
 
 
 def _wait_for(page, text: str, timeout: float = 60.0) -> str:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     seen = ""
     while time.monotonic() < deadline:
-        seen = page.evaluate("window.__tx ? window.__tx.join('') : ''")
+        seen = _received(page)
         if text in seen:
             return seen
         time.sleep(0.25)
     raise AssertionError(f"{text!r} never reached the browser (received {len(seen)} characters)")
+
+
+def _received(page) -> str:  # type: ignore[no-untyped-def]
+    return str(page.evaluate("window.__tx ? window.__tx.join('') : ''"))
+
+
+def _name_the_tab(tab, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Type the reviewer's name into the (empty) dialog and submit it. Keys that arrive before the dialog's
+    box has focus are dropped, so the name is typed until the page shows it echoed (no fixed sleep)."""
+    tab.focus("textarea.xterm-helper-textarea")
+    deadline = time.monotonic() + 60
+    while True:
+        before = len(_received(tab))
+        tab.keyboard.type(name)
+        echo_deadline = min(time.monotonic() + 10, deadline)
+        while time.monotonic() < echo_deadline and name not in _received(tab)[before:]:
+            time.sleep(0.1)
+        if name in _received(tab)[before:]:
+            break
+        assert time.monotonic() < deadline, f"the name dialog never showed {name!r}"
+        tab.keyboard.press("Control+u")  # clear whatever part did arrive, and type it again
+    tab.keyboard.press("Enter")
 
 
 def _launch(p):  # type: ignore[no-untyped-def]
@@ -235,13 +198,7 @@ def test_two_tabs_label_at_once_and_lose_nothing(served_unnamed: tuple[str, Path
                 tab.goto(url)
             for name, tab in zip(("ann", "bob"), tabs, strict=True):
                 _wait_for(tab, "Who is reviewing?")
-                time.sleep(0.5)  # the dialog focuses its input once mounted; keys before that are dropped
-                tab.focus("textarea.xterm-helper-textarea")
-                tab.keyboard.press("End")
-                for _ in range(40):
-                    tab.keyboard.press("Backspace")  # clear the suggested name
-                tab.keyboard.type(name)
-                tab.keyboard.press("Enter")
+                _name_the_tab(tab, name)
             for name, tab in zip(("ann", "bob"), tabs, strict=True):
                 _wait_for(tab, f"labelling as {name}")
                 tab.keyboard.press("Enter")
@@ -265,3 +222,72 @@ def test_two_tabs_label_at_once_and_lose_nothing(served_unnamed: tuple[str, Path
         ("bob", "withheld-answer"),
     ], labels
     assert {verdict for _, verdict, _ in labels} == {"unsure"}
+
+
+OPEN_SOCKET = """(url) => new Promise((done) => {
+  const ws = new WebSocket(url);
+  ws.onopen = () => { ws.close(); done("open"); };
+  ws.onerror = () => done("refused");
+})"""
+
+
+@pytest.fixture
+def other_local_site() -> Iterator[str]:
+    """Another web page on this machine (same host, another port: the same *site*, so the browser sends the
+    served page's cookie along): what a hostile local page or a page rebound to 127.0.0.1 looks like."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            body = b"<!DOCTYPE html><html><body>another site</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_only_the_served_page_with_its_token_gets_a_session(
+    served: tuple[str, Path], other_local_site: str
+) -> None:
+    """In Chromium: without the token the page says so; with it the app runs; and a page of another local
+    site, in the same browser (holding the token's cookie), cannot open the app's socket."""
+    from playwright.sync_api import sync_playwright
+
+    url, _db = served
+    base = url.split("?", 1)[0]
+    socket_url = base.replace("http://", "ws://").rstrip("/") + "/ws"
+    with sync_playwright() as p:
+        browser = _launch(p)
+        try:
+            stranger = browser.new_page()  # a browser that never saw the printed URL
+            stranger.goto(base)
+            assert "needs its token" in stranger.content()
+            assert stranger.evaluate(OPEN_SOCKET, socket_url) == "refused"
+
+            reviewer = browser.new_context()
+            tab = reviewer.new_page()
+            tab.add_init_script(CAPTURE)
+            tab.goto(url)
+            _wait_for(tab, RUN_ID)  # the app is up in the reviewer's tab
+            assert "token=" not in tab.url  # moved out of the address bar into a cookie
+            assert tab.evaluate(OPEN_SOCKET, socket_url) == "open"  # the served page itself may connect
+
+            other = reviewer.new_page()  # same browser, same cookies, another site's page
+            other.goto(other_local_site)
+            assert other.evaluate(OPEN_SOCKET, socket_url) == "refused"
+        finally:
+            browser.close()
