@@ -78,7 +78,8 @@ class GuardedServer(Server):
         response = await handler(request)
         if not is_socket:
             for key, value in HEADERS.items():
-                response.headers.setdefault(key, value)
+                if key != "Cache-Control" or not request.path.startswith(PUBLIC_PREFIX):
+                    response.headers.setdefault(key, value)  # (the page's assets may be cached)
         return response
 
     def _tokens(self, request: web.Request) -> tuple[str | None, ...]:
