@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from reviewer.exports import labels_text
-from reviewer.service import ReviewService
+from reviewer.service import NotFound, ReviewService, default_db_path
 from reviewer.settings import resolve_reviewer
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, load_keymap
@@ -24,7 +24,6 @@ from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
 from reviewer.ui.screens.stats import StatsScreen
-from store.errors import NotFound
 
 
 class ReviewerApp(App[None]):
@@ -162,9 +161,7 @@ class ReviewerApp(App[None]):
     async def action_export_labels(self, fmt: str = "json") -> None:
         """Every label with its finding, delivered as a download (a file in the terminal, a browser download
         when served), in the same format as `reviewer labels --json/--csv`."""
-        from store.labels import export_labels
-
-        rows = await self.service.call(export_labels)
+        rows = await self.service.export_labels()
         text = labels_text(rows, fmt)
         name = f"labels.{fmt}"
         self.deliver_text(
@@ -202,8 +199,6 @@ def make_app(
     `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab without --reviewer).
     """
     if db_path is None:
-        from store.ingest import default_db_path
-
         db_path = default_db_path()
     return ReviewerApp(
         ReviewService(db_path),

@@ -1,7 +1,9 @@
-"""ReviewService: every store call on one database thread; run pages, headers, timelines, unlabelled counts."""
+"""ReviewService: writes on one database thread, reads on read-only reader threads; run pages, headers,
+timelines, unlabelled counts."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -22,12 +24,21 @@ async def service(ui_db: Path):
     svc.close()
 
 
-async def test_every_call_runs_on_one_db_thread(service: ReviewService) -> None:
-    names = {await service._call(lambda db: threading.current_thread().name) for _ in range(5)}
-    await service.count_runs()
+async def test_writes_on_one_db_thread_reads_on_readers(service: ReviewService) -> None:
+    threads = service._threads
+    writers = {await threads.write(lambda db: threading.current_thread().name) for _ in range(5)}
+    readers = {await threads.read(lambda db: threading.current_thread().name) for _ in range(5)}
     await service.runs_block()
-    assert len(names) == 1 and next(iter(names)).startswith("reviewer-db")
-    assert threading.current_thread().name not in names
+    assert len(writers) == 1 and next(iter(writers)).startswith("reviewer-db-write")
+    assert readers and all(name.startswith("reviewer-db-read") for name in readers)
+    assert threading.current_thread().name not in writers | readers
+    # a reader's connection is read-only: a stray write there fails instead of racing the writer
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        await threads.read(lambda db: db.execute("CREATE TABLE t (x)"))
+
+
+def test_the_service_has_no_generic_call() -> None:
+    assert not hasattr(ReviewService, "call") and not hasattr(ReviewService, "_call")
 
 
 async def test_pages_follow_the_store_order_by_keyset(service: ReviewService, ui_db: Path) -> None:
@@ -58,11 +69,16 @@ async def test_header_then_timeline(service: ReviewService) -> None:
 async def test_unlabelled_counts_follow_labels(service: ReviewService, ui_db: Path) -> None:
     header = await service.run_header(EMOJI_RUN)
     key = header["run_key"]
-    assert await service.unlabelled_counts([key]) == {key: 2}
+
+    async def unlabelled() -> int | None:
+        _, rows = await service.first_block(limit=1000)
+        return next(r["unlabelled"] for r in rows if r["run_key"] == key)
+
+    assert await unlabelled() == 2
     db = open_database(ui_db)
     label_finding(db, header["findings"][0]["id"], "tp", "tester")
     db.close()
-    assert await service.unlabelled_counts([key]) == {key: 1}
+    assert await unlabelled() == 1
 
 
 def test_timeline_puts_unsequenced_findings_after_their_call() -> None:
