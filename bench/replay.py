@@ -84,6 +84,19 @@ def build(db_path: Path, n: int) -> None:
     db.close()
 
 
+def ensure_pack(db: object) -> str:
+    """Save the 31-phrase pack and its 32-phrase child once; returns the child's ref."""
+    from reviewer.packs import change_pack, create_pack
+    from store.packs import latest_pack
+
+    if latest_pack(db, "bench") is None:  # type: ignore[arg-type]
+        create_pack(db, "bench", NONE_PHRASES[:-1], COMPLETE_PHRASES, who="bench", note="31 phrases")
+        change_pack(db, "bench", add=[NONE_PHRASES[-1]], who="bench", note="32 phrases")
+    stored = latest_pack(db, "bench")  # type: ignore[arg-type]
+    assert stored is not None and len(stored.none) + len(stored.complete) == 32
+    return stored.ref
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -93,9 +106,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fresh", action="store_true", help="Rebuild the database first.")
     args = parser.parse_args(argv)
 
-    from reviewer.packs import change_pack, create_pack, run_replay
+    from reviewer.packs import run_replay
     from store.db import open_database
-    from store.packs import count_answers, latest_pack
+    from store.packs import count_answers, find_pack
 
     db_path = args.db or CORPUS_ROOT / f"replay-{args.answers}.db"
     if args.fresh and db_path.exists():
@@ -105,11 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     if not db_path.exists():
         build(db_path, args.answers)
     db = open_database(db_path)
-    if latest_pack(db, "bench") is None:
-        create_pack(db, "bench", NONE_PHRASES[:-1], COMPLETE_PHRASES, who="bench", note="31 phrases")
-        change_pack(db, "bench", add=[NONE_PHRASES[-1]], who="bench", note="32 phrases")
-    stored = latest_pack(db, "bench")
-    assert stored is not None and len(stored.none) + len(stored.complete) == 32
+    stored = find_pack(db, ensure_pack(db))
     total = count_answers(db)
 
     def progress(done: int, of: int) -> None:

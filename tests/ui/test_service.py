@@ -151,3 +151,43 @@ async def test_label_writes_return_the_new_state(service: ReviewService) -> None
     missed = await service.label_missed(header["run_key"], 2, 9, "none", "ann")
     assert missed["span_text"] == header["answer"][2:9]
     assert [m["span_text"] for m in await service.missed_labels(header["run_key"])] == [header["answer"][2:9]]
+
+
+async def test_a_label_write_is_not_queued_behind_a_running_replay(tmp_path: Path) -> None:
+    """The replay is held mid-run on its reader (its progress callback waits); the write must still finish."""
+    import asyncio
+
+    from reviewer.packs import create_pack
+    from store.packs import insert_synthetic_answers
+
+    path = tmp_path / "replay.db"
+    db = open_database(path)
+    text = "We looked everywhere and found nothing at all in the logs."
+    at = text.index("found nothing")
+    insert_synthetic_answers(db, ((f"a-{i:05d}", text, [(at, at + 13)]) for i in range(600)))
+    stored = create_pack(db, "p", ["found nothing"], [], who="t")
+    db.close()
+
+    service = ReviewService(path)
+    paused, release = threading.Event(), threading.Event()
+
+    def progress(done: int, total: int) -> None:
+        if done and not release.is_set():
+            paused.set()
+            release.wait(60)
+
+    try:
+        replay = asyncio.ensure_future(
+            service.replay_pack(
+                stored.ref, holdout_share=0.2, seed="s", examples=0, progress=progress, progress_every=100
+            )
+        )
+        assert await asyncio.to_thread(paused.wait, 60), "the replay never started"
+        written = await asyncio.wait_for(service.label_finding("syn-a-00007-0", "tp", "ann"), timeout=60)
+        assert written["label"]["verdict"] == "tp" and not replay.done()
+        release.set()
+        data = await asyncio.wait_for(replay, timeout=60)
+        assert data["answers"] == 600 and data["trial"]["id"] >= 1
+    finally:
+        release.set()
+        service.close()
