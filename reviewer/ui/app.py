@@ -86,7 +86,10 @@ class ReviewerApp(App[None]):
     # -- one place for worker failures ------------------------------------------------------------------------
 
     def report_worker(self, event: Worker.StateChanged) -> None:
-        """Show a failed worker's error as a notification; the app keeps running."""
+        """Show a failed worker's error as a notification; the app keeps running.
+
+        Every worker is started with `exit_on_error=False` and its node (the app or a screen) passes its
+        state changes here, so no worker failure takes the app down."""
         worker = event.worker
         if event.state is not WorkerState.ERROR:
             return
@@ -157,7 +160,7 @@ class ReviewerApp(App[None]):
         if not any(type(s).__name__ == "PacksScreen" for s in self.screen_stack):
             self.push_screen(PacksScreen(self.service, reviewer=self.reviewer_name))
 
-    @work(exclusive=True, group="export-labels")
+    @work(exclusive=True, group="export-labels", exit_on_error=False)
     async def action_export_labels(self, fmt: str = "json") -> None:
         """Every label with its finding, delivered as a download (a file in the terminal, a browser download
         when served), in the same format as `reviewer labels --json/--csv`."""

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from reviewer.packs import export_text, to_domain
 from reviewer.review.inert import inert
@@ -131,6 +132,12 @@ class PacksScreen(Screen[None]):
         table.add_columns("phrase", "list", "covers", "flagged", "fp")
         table.focus()
         self.reload(replay=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failure the workers below do not catch goes to the app's one handler (when there is one)."""
+        report = getattr(self.app, "report_worker", None)
+        if report is not None:
+            report(event)
 
     def on_unmount(self) -> None:
         self._cancel.set()
