@@ -67,3 +67,27 @@ def test_ui_never_uses_markup_on_recorded_text() -> None:
         if "Text.from_markup(" in text or "markup=True" in text:
             offenders.append(str(p.relative_to(REPO)))
     assert offenders == []
+
+
+def test_import_linter_contracts_hold() -> None:
+    """The contracts in pyproject.toml's [tool.importlinter]: UI -> service -> store, nothing upwards."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command as lint; lint()",
+            "--no-cache",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 kept, 0 broken" in done.stdout
