@@ -11,6 +11,7 @@ import orjson
 
 from reviewer.cli_common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
 from reviewer.exports import labels_text
+from reviewer.service.settings import Settings
 from store.errors import NotFound, StoreError
 from store.ingest import IngestReport, ingest
 from store.labels import FINDING_VERDICTS, MISSED_LISTS, WITHHELD_VERDICTS
@@ -250,7 +251,7 @@ def label_cmd(
     Examples: reviewer label f-1a2b --verdict fp --note "bounded search"
               reviewer label --missed run-123 --text "came up empty" --list none
     """
-    from reviewer.settings import resolve_reviewer
+    from reviewer.service.settings import resolve_reviewer
     from store import labels
 
     db = open_db(db_path)
@@ -414,8 +415,13 @@ def serve_cmd(db_path: Path | None, host: str, port: int, reviewer: str | None) 
     "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
 )
 @click.option("--ask-reviewer", is_flag=True, help="Ask who is reviewing when the app starts.")
+@click.option("--theme", default=None, help="Textual theme name (default: $REVIEWER_THEME, else Textual's).")
 def open_cmd(
-    paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None = None, ask_reviewer: bool = False
+    paths: tuple[Path, ...],
+    db_path: Path | None,
+    reviewer: str | None = None,
+    ask_reviewer: bool = False,
+    theme: str | None = None,
 ) -> None:
     """Open the review app (ingesting PATHS first, with progress).
 
@@ -426,14 +432,14 @@ def open_cmd(
         report = run_ingest(db, list(paths), db_path_or_default(db_path))
         _print_summary(report)
     db.close()
-    _launch_app(db_path_or_default(db_path), reviewer, ask_reviewer)
+    settings = Settings.resolve(db_path=db_path, reviewer=reviewer, theme=theme)
+    _launch_app(settings, ask_reviewer)
 
 
-def _launch_app(db_path: Path, reviewer: str | None, ask_reviewer: bool = False) -> None:
-    from reviewer.settings import resolve_reviewer
+def _launch_app(settings: Settings, ask_reviewer: bool = False) -> None:
     from reviewer.ui.app import make_app
 
-    make_app(db_path=db_path, reviewer=resolve_reviewer(reviewer), ask_reviewer=ask_reviewer).run()
+    make_app(settings, ask_reviewer=ask_reviewer).run()
 
 
 from reviewer.pack_cli import pack  # noqa: E402  (the `reviewer pack ...` group)

@@ -12,7 +12,6 @@ import orjson
 
 from store.db import open_database
 from store.errors import StoreError
-from store.ingest import default_db_path
 
 db_option = click.option(
     "--db",
@@ -27,7 +26,10 @@ json_option = click.option(
 
 
 def db_path_or_default(db_path: Path | None) -> Path:
-    return db_path if db_path is not None else default_db_path()
+    """--db, else $REVIEWER_DB, else ./reviewer.db (the `Settings` rule)."""
+    from reviewer.service.settings import resolve_db_path
+
+    return resolve_db_path(db_path)
 
 
 def open_db(db_path: Path | None) -> Any:

@@ -59,7 +59,7 @@ seed_option = click.option(
 
 
 def _who(reviewer: str | None) -> str:
-    from reviewer.settings import resolve_reviewer
+    from reviewer.service.settings import resolve_reviewer
 
     return resolve_reviewer(reviewer)
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from reviewer.service.facade import QUEUE_FILTERS, RUNS_BLOCK, ReviewService
+from reviewer.service.settings import Settings
 from reviewer.service.timeline_rows import TIMELINE_CAP, build_timeline
-from reviewer.service.vocabulary import OUTCOMES, NotFound, StoredPack, StoreError, default_db_path
+from reviewer.service.vocabulary import OUTCOMES, NotFound, StoredPack, StoreError
 
 __all__ = [
     "OUTCOMES",
@@ -13,8 +14,8 @@ __all__ = [
     "TIMELINE_CAP",
     "NotFound",
     "ReviewService",
+    "Settings",
     "StoreError",
     "StoredPack",
     "build_timeline",
-    "default_db_path",
 ]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import io
 from datetime import datetime
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import App
@@ -13,8 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from reviewer.exports import labels_text
-from reviewer.service import NotFound, ReviewService, default_db_path
-from reviewer.settings import resolve_reviewer
+from reviewer.service import NotFound, ReviewService, Settings
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, load_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
@@ -42,8 +40,8 @@ class ReviewerApp(App[None]):
     def __init__(
         self,
         service: ReviewService,
+        settings: Settings,
         *,
-        reviewer: str | None = None,
         keymap: dict[str, str] | None = None,
         now: datetime | None = None,
         auto_advance: bool = True,
@@ -53,9 +51,9 @@ class ReviewerApp(App[None]):
         #: ask who is reviewing when the app starts (each browser tab of `reviewer serve`)
         self.ask_reviewer = ask_reviewer
         self.service = service
-        self.reviewer = reviewer
-        #: who labels: the name given, else $REVIEWER_NAME, else the system user
-        self.reviewer_name = resolve_reviewer(reviewer)
+        self.settings = settings
+        #: who labels: the settings' reviewer, until a served tab's reviewer names someone else
+        self.reviewer_name = settings.reviewer
         self.now = now
         #: after a label on the queue screen, move to the next unlabelled finding
         self.auto_advance = auto_advance
@@ -65,12 +63,17 @@ class ReviewerApp(App[None]):
     def on_mount(self) -> None:
         if self._initial_keymap is None:
             try:
-                self._initial_keymap = load_keymap()
+                self._initial_keymap = load_keymap(self.settings.keymap_path)
             except KeymapError as exc:
                 self._initial_keymap = {}
                 self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
         if self._initial_keymap:
             self.set_keymap(self._initial_keymap)
+        if self.settings.theme:
+            try:
+                self.theme = self.settings.theme
+            except Exception as exc:  # noqa: BLE001 - an unknown theme is reported, the default stays
+                self.notify(str(exc)[:300], title="theme ignored", severity="warning", markup=False)
         self.push_screen(RunsScreen())
         if self.ask_reviewer:
             self.push_screen(ReviewerNameScreen(self.reviewer_name), self._set_reviewer)
@@ -185,27 +188,24 @@ class ReviewerApp(App[None]):
 
 
 def make_app(
-    db_path: str | Path | None = None,
-    reviewer: str | None = None,
+    settings: Settings | None = None,
     *,
     keymap: dict[str, str] | None = None,
     now: datetime | None = None,
     auto_advance: bool = True,
     ask_reviewer: bool = False,
-    **_settings: Any,
 ) -> ReviewerApp:
-    """Build the app over the database at `db_path` (default: `$REVIEWER_DB` or ./reviewer.db).
+    """Build the app from `settings` (default: `Settings.resolve()`, from the environment and defaults).
 
-    `reviewer` names who labels (default: `$REVIEWER_NAME`, else the system user). `keymap` overrides the
-    keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for views that show ages
-    (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after labelling it;
-    `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab without --reviewer).
+    `keymap` overrides the keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for
+    views that show ages (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after
+    labelling it; `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab
+    without --reviewer). Any other keyword is an error.
     """
-    if db_path is None:
-        db_path = default_db_path()
+    settings = settings if settings is not None else Settings.resolve()
     return ReviewerApp(
-        ReviewService(db_path),
-        reviewer=reviewer,
+        ReviewService(settings.db_path),
+        settings,
         keymap=keymap,
         now=now,
         auto_advance=auto_advance,

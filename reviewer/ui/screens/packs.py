@@ -145,9 +145,9 @@ class PacksScreen(Screen[None]):
 
     @property
     def reviewer(self) -> str:
-        from reviewer.settings import resolve_reviewer
+        from reviewer.service.settings import resolve_reviewer
 
-        return resolve_reviewer(self._reviewer or getattr(self.app, "reviewer", None))
+        return resolve_reviewer(self._reviewer or getattr(self.app, "reviewer_name", None))
 
     # -- loading ----------------------------------------------------------------------------------------------
 
