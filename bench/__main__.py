@@ -237,7 +237,7 @@ def replay_rows(answers: int, work: Path) -> list[Row]:
     import re
 
     from bench.replay import COMPLETE_PHRASES, NONE_PHRASES, build
-    from reviewer.packs import change_pack, create_pack, run_replay
+    from reviewer.service.pack_ops import change_pack, create_pack, run_replay
     from store.db import open_database
     from store.packs import iter_answers
 

@@ -4,7 +4,7 @@
 
 Builds (once, cached under bench/corpus/) a database of synthetic answers inserted through
 `store.packs.insert_synthetic_answers` (bare runs rows with placed negative-claim findings, and a few
-hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.pack_cli.run_replay`,
+hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.service.pack_ops.run_replay`,
 the same path the CLI and the packs screen use: keyset pages from SQLite, label resolution, the domain
 Replayer, the trial record. Prints progress while it runs and the throughput in answers/s.
 """
@@ -86,7 +86,7 @@ def build(db_path: Path, n: int) -> None:
 
 def ensure_pack(db: object) -> str:
     """Save the 31-phrase pack and its 32-phrase child once; returns the child's ref."""
-    from reviewer.packs import change_pack, create_pack
+    from reviewer.service.pack_ops import change_pack, create_pack
     from store.packs import latest_pack
 
     if latest_pack(db, "bench") is None:  # type: ignore[arg-type]
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fresh", action="store_true", help="Rebuild the database first.")
     args = parser.parse_args(argv)
 
-    from reviewer.packs import run_replay
+    from reviewer.service.pack_ops import run_replay
     from store.db import open_database
     from store.packs import count_answers, find_pack
 

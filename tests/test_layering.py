@@ -91,3 +91,33 @@ def test_import_linter_contracts_hold() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 kept, 0 broken" in done.stdout
+
+
+def _project_modules(path: Path) -> set[str]:
+    """The project modules (store.*, reviewer.*) a file imports, `from pkg import mod` resolved to pkg.mod."""
+
+    def is_module(dotted: str) -> bool:
+        base = REPO.joinpath(*dotted.split("."))
+        return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names if is_module(f"{node.module}.{a.name}")}
+    return {m for m in found if m.split(".")[0] in ("store", "reviewer") and is_module(m)}
+
+
+def test_no_two_modules_imported_by_one_file_share_a_basename() -> None:
+    """Four modules were named `packs.py`; a reader of a file importing two of them had to check which was which."""
+    offenders: dict[str, list[str]] = {}
+    for p in _py("reviewer") + _py("store") + _py("bench"):
+        by_name: dict[str, set[str]] = {}
+        for module in _project_modules(p):
+            by_name.setdefault(module.rsplit(".", 1)[-1], set()).add(module)
+        clashes = sorted(m for mods in by_name.values() if len(mods) > 1 for m in mods)
+        if clashes:
+            offenders[str(p.relative_to(REPO))] = clashes
+    assert offenders == {}

@@ -11,7 +11,7 @@ import pytest
 from sqlite_utils import Database
 
 from reviewer.review.pack_replay import build_labels, consensus
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 from store import labels as store_labels
 from store import packs as store_packs
 from store.errors import NotFound

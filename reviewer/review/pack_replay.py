@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from reviewer.review.matching import TextLayout
-from reviewer.review.packs import ListName, PackDiff, PhrasePack
+from reviewer.review.phrase_pack import ListName, PackDiff, PhrasePack
 from reviewer.review.replay import (
     DEFAULT_SEED,
     AnswerLike,

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from reviewer import packs as pack_ops
+from reviewer.service import pack_ops
 from reviewer.service.threads import DatabaseThreads
 from reviewer.service.timeline_rows import TIMELINE_CAP, build_timeline
 from store import labels, queries, queue, ui_queries

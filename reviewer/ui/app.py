@@ -11,8 +11,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
-from reviewer.exports import labels_text
 from reviewer.service import NotFound, ReviewService, Settings
+from reviewer.service.label_export import labels_text
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, load_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun

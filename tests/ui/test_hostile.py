@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from reviewer.cli import cli
+from reviewer.cli.main import cli
 from reviewer.service import Settings
 from reviewer.ui.app import make_app
 from reviewer.ui.screens.run import RunScreen

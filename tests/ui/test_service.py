@@ -157,7 +157,7 @@ async def test_a_label_write_is_not_queued_behind_a_running_replay(tmp_path: Pat
     """The replay is held mid-run on its reader (its progress callback waits); the write must still finish."""
     import asyncio
 
-    from reviewer.packs import create_pack
+    from reviewer.service.pack_ops import create_pack
     from store.packs import insert_synthetic_answers
 
     path = tmp_path / "replay.db"

@@ -23,11 +23,11 @@ from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from reviewer.packs import export_text, to_domain
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import CAVEAT, DEFAULT_HOLDOUT, report_lines
 from reviewer.review.replay import DEFAULT_SEED
 from reviewer.service import ReviewService, StoredPack
+from reviewer.service.pack_ops import export_text, to_domain
 
 #: The pack an accepted suggestion goes to when no pack exists yet.
 DEFAULT_PACK = "default"

@@ -51,7 +51,7 @@ def emit(text: str, output: Path | None, force: bool) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    from reviewer.exports import ExportError, write_export
+    from reviewer.cli.exports import ExportError, write_export
 
     try:
         write_export(output, text, force=force)

@@ -9,8 +9,8 @@ from typing import Any
 import click
 import orjson
 
-from reviewer.cli_common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
-from reviewer.exports import labels_text
+from reviewer.cli.common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
+from reviewer.service.label_export import labels_text
 from reviewer.service.settings import Settings
 from store.errors import NotFound, StoreError
 from store.ingest import IngestReport, ingest
@@ -442,7 +442,7 @@ def _launch_app(settings: Settings, ask_reviewer: bool = False) -> None:
     make_app(settings, ask_reviewer=ask_reviewer).run()
 
 
-from reviewer.pack_cli import pack  # noqa: E402  (the `reviewer pack ...` group)
+from reviewer.cli.pack_commands import pack  # noqa: E402  (the `reviewer pack ...` group)
 
 cli.add_command(pack)
 

@@ -1,7 +1,7 @@
 """Phrase-pack operations shared by `reviewer pack`, the packs screen and the benchmarks.
 
 Each takes an open store database and returns plain data. SQL stays in `store.packs`; limits, hashing,
-matching and figures stay in `reviewer.review`; the click commands live in `reviewer.pack_cli`.
+matching and figures stay in `reviewer.review`; the click commands live in `reviewer.cli.pack_commands`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from reviewer.review.pack_replay import (
     suggest_from_rows,
     suggestion_json,
 )
-from reviewer.review.packs import (
+from reviewer.review.phrase_pack import (
     PackFormatError,
     PhrasePack,
     diff,
