@@ -10,8 +10,8 @@ from typing import Any
 import click
 import orjson
 
-from store.db import open_database
-from store.errors import StoreError
+from reviewer.service.store_ops import open_database
+from reviewer.service.vocabulary import StoreError
 
 db_option = click.option(
     "--db",

@@ -12,11 +12,23 @@ import orjson
 from reviewer.cli.common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
 from reviewer.service.label_export import labels_text
 from reviewer.service.settings import Settings
-from store.errors import NotFound, StoreError
-from store.ingest import IngestReport, ingest
-from store.labels import FINDING_VERDICTS, MISSED_LISTS, WITHHELD_VERDICTS
-from store.outcome import OUTCOMES
-from store.queries import get_run, list_findings, list_quarantine, list_runs, resolve_run
+from reviewer.service.store_ops import (
+    IngestReport,
+    get_run,
+    ingest,
+    list_findings,
+    list_quarantine,
+    list_runs,
+    resolve_run,
+)
+from reviewer.service.vocabulary import (
+    FINDING_VERDICTS,
+    MISSED_LISTS,
+    OUTCOMES,
+    WITHHELD_VERDICTS,
+    NotFound,
+    StoreError,
+)
 
 _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}
 VERDICT_CHOICES = FINDING_VERDICTS + WITHHELD_VERDICTS + tuple(_VERDICT_ALIASES)
@@ -252,7 +264,7 @@ def label_cmd(
               reviewer label --missed run-123 --text "came up empty" --list none
     """
     from reviewer.service.settings import resolve_reviewer
-    from store import labels
+    from reviewer.service.store_ops import labels
 
     db = open_db(db_path)
     who = resolve_reviewer(reviewer)
@@ -304,7 +316,7 @@ def labels_cmd(
 
     Example: reviewer labels --json -o labels.json
     """
-    from store import labels
+    from reviewer.service.store_ops import labels
 
     db = open_db(db_path)
     if import_file is not None:
@@ -334,10 +346,10 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
     Example: reviewer stats --json
     """
     from reviewer.review.stats import label_stats
-    from store.labels import label_states
+    from reviewer.service.store_ops import labels
 
     db = open_db(db_path)
-    stats = label_stats(label_states(db))
+    stats = label_stats(labels.label_states(db))
     if as_json:
         print_json(stats)
         return
@@ -359,7 +371,7 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
 
     Example: reviewer reextract --all
     """
-    from store.reextract import reextract
+    from reviewer.service.store_ops import reextract
 
     db = open_db(db_path)
     done, failures = reextract(db, everything=everything)

@@ -30,9 +30,8 @@ from reviewer.service.pack_ops import (
     run_replay,
     suggestions,
 )
-from store import packs as store_packs
-from store.errors import StoreError
-from store.packs import StoredPack
+from reviewer.service.store_ops import packs as store_packs
+from reviewer.service.vocabulary import StoredPack, StoreError
 
 # ---------------------------------------------------------------------------------------------------------------
 # The click group
