@@ -70,7 +70,7 @@ class ReviewService:
     async def first_block(
         self, *, sort: str = "newest", limit: int = RUNS_BLOCK, **filters: Any
     ) -> tuple[int, list[dict[str, Any]]]:
-        """The total and the first block, in one trip to the database thread."""
+        """The total and the first block, in one trip to a reader thread."""
 
         def work(db: Database) -> tuple[int, list[dict[str, Any]]]:
             clean = _clean(filters)
@@ -120,7 +120,7 @@ class ReviewService:
     # -- findings queue -----------------------------------------------------------------------------------------
 
     async def queue_first(self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any) -> dict[str, Any]:
-        """`{total, progress, rows}` for the queue under `filters`, in one trip to the database thread.
+        """`{total, progress, rows}` for the queue under `filters`, in one trip to a reader thread.
 
         `total` counts the rows shown (label-state filter included); `progress` is `store.queue.queue_progress`
         over the same filters without the label state."""
