@@ -31,6 +31,7 @@ from typing import Any
 import orjson
 
 from bench.synthetic import insert_synthetic_runs
+from reviewer.service import Settings
 from reviewer.ui.app import ReviewerApp, make_app
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
@@ -78,7 +79,7 @@ async def _frame_after(pilot: Any, clock: FrameClock, mark: float) -> float:
 async def startup(db: Path) -> dict[str, float]:
     """make_app -> first frame with the runs list drawn (rows or its empty state); plus a jump to the end."""
     t0 = time.perf_counter()
-    app = make_app(db_path=db, keymap={})
+    app = make_app(Settings.resolve(db_path=db), keymap={})
     clock = FrameClock(app)
     out: dict[str, float] = {}
     async with app.run_test(size=SIZE) as pilot:
@@ -104,7 +105,7 @@ async def startup(db: Path) -> dict[str, float]:
 
 async def open_run(db: Path, run_key: str) -> dict[str, float]:
     """On a ready runs screen: `enter` on `run_key` -> first frame with the answer, and with the timeline."""
-    app = make_app(db_path=db, keymap={})
+    app = make_app(Settings.resolve(db_path=db), keymap={})
     clock = FrameClock(app)
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.run_list.loaded)

@@ -4,7 +4,7 @@
 
 Builds (once, cached under bench/corpus/) a database of synthetic answers inserted through
 `bench.synthetic.insert_synthetic_answers` (bare runs rows with placed negative-claim findings, and a few
-hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.pack_cli.run_replay`,
+hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.service.pack_ops.run_replay`,
 the same path the CLI and the packs screen use: keyset pages from SQLite, label resolution, the domain
 Replayer, the trial record. Prints progress while it runs and the throughput in answers/s.
 """
@@ -85,6 +85,19 @@ def build(db_path: Path, n: int) -> None:
     db.close()
 
 
+def ensure_pack(db: object) -> str:
+    """Save the 31-phrase pack and its 32-phrase child once; returns the child's ref."""
+    from reviewer.service.pack_ops import change_pack, create_pack
+    from store.packs import latest_pack
+
+    if latest_pack(db, "bench") is None:  # type: ignore[arg-type]
+        create_pack(db, "bench", NONE_PHRASES[:-1], COMPLETE_PHRASES, who="bench", note="31 phrases")
+        change_pack(db, "bench", add=[NONE_PHRASES[-1]], who="bench", note="32 phrases")
+    stored = latest_pack(db, "bench")  # type: ignore[arg-type]
+    assert stored is not None and len(stored.none) + len(stored.complete) == 32
+    return stored.ref
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -94,9 +107,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fresh", action="store_true", help="Rebuild the database first.")
     args = parser.parse_args(argv)
 
-    from reviewer.packs import change_pack, create_pack, run_replay
+    from reviewer.service.pack_ops import run_replay
     from store.db.connection import open_database
-    from store.packs import count_answers, latest_pack
+    from store.packs import count_answers, find_pack
 
     db_path = args.db or CORPUS_ROOT / f"replay-{args.answers}.db"
     if args.fresh and db_path.exists():
@@ -106,11 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     if not db_path.exists():
         build(db_path, args.answers)
     db = open_database(db_path)
-    if latest_pack(db, "bench") is None:
-        create_pack(db, "bench", NONE_PHRASES[:-1], COMPLETE_PHRASES, who="bench", note="31 phrases")
-        change_pack(db, "bench", add=[NONE_PHRASES[-1]], who="bench", note="32 phrases")
-    stored = latest_pack(db, "bench")
-    assert stored is not None and len(stored.none) + len(stored.complete) == 32
+    stored = find_pack(db, ensure_pack(db))
     total = count_answers(db)
 
     def progress(done: int, of: int) -> None:

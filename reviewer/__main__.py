@@ -1,3 +1,3 @@
-from reviewer.cli import cli
+from reviewer.cli.main import cli
 
 cli()

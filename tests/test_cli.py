@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reviewer.cli import cli
+from reviewer.cli.main import cli
 from tests.conftest import SHARED_RECORDINGS
 
 RUN_FIELDS = {

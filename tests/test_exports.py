@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.exports import ExportError, write_export
+from reviewer.cli.exports import ExportError, write_export
 
 
 def test_writes_exactly_the_path_and_nothing_else(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from sqlite_utils import Database
 
-from reviewer.cli import cli
+from reviewer.cli.main import cli
 from store import labels
 from store.db.ingest import ingest
 from store.db.reextract import reextract

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from reviewer.cli import cli
+from reviewer.cli.main import cli
 from reviewer.review.replay import DEFAULT_SEED, in_holdout
 from store import labels as store_labels
 from store.db.connection import open_database

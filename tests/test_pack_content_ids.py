@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reviewer.packs import baseline_for
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
+from reviewer.service.pack_ops import baseline_for
 from store import packs as store_packs
 from store.db.connection import open_database
 from store.pack_identity import legacy_pack_hash, pack_content_id
@@ -58,7 +58,7 @@ def test_an_old_database_upgrades_to_content_ids(db_path: Path) -> None:
 def test_cli_calls_it_a_content_id_never_a_version_hash(db_path: Path) -> None:
     from click.testing import CliRunner
 
-    from reviewer.cli import cli
+    from reviewer.cli.main import cli
 
     def run(*args: str) -> str:
         result = CliRunner().invoke(cli, ["pack", *args, "--db", str(db_path)])

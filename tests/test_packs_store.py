@@ -12,7 +12,7 @@ from sqlite_utils import Database
 
 from bench import synthetic
 from reviewer.review.pack_replay import build_labels, consensus
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 from store import labels as store_labels
 from store import packs as store_packs
 from store.db.ingest import ingest

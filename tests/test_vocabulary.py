@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from sqlite_utils import Database
 
-from reviewer.cli import VERDICT_CHOICES, cli
+from reviewer.cli.main import VERDICT_CHOICES, cli
 from reviewer.review.stats import label_state as stats_label_state
 from reviewer.ui.screens.queue import STATES
 from reviewer.ui.widgets.evidence import evidence_text, verdict_for

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from reviewer.review.packs import ListName, PhrasePack
+from reviewer.review.phrase_pack import ListName, PhrasePack
 
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.S)
 _CUT = re.compile(

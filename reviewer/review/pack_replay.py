@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from reviewer.review.matching import TextLayout
 from reviewer.review.observer.caveats import Caveat, caveat_summary, replay_caveats
-from reviewer.review.packs import ListName, PackDiff, PhrasePack
+from reviewer.review.phrase_pack import ListName, PackDiff, PhrasePack
 from reviewer.review.replay import (
     DEFAULT_SEED,
     AnswerLike,

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from reviewer.review.matching import compile_pack
-from reviewer.review.packs import ListName, PhrasePack
+from reviewer.review.phrase_pack import ListName, PhrasePack
 from reviewer.review.replay import FindingLabel, MissedLabel, spans_overlap
 
 ClauseLocation = tuple[str, int, int]  # (answer key, clause start, clause end)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from reviewer.review.matching import CompiledPack, PhraseHit, TextLayout, compile_pack
-from reviewer.review.packs import ListName, PhrasePack
+from reviewer.review.phrase_pack import ListName, PhrasePack
 
 Verdict = Literal["tp", "fp", "unsure"]
 FlaggedSpan = tuple[int, int] | tuple[int, int, str | None]

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reviewer.review.matching import compile_phrase
-from reviewer.review.packs import LIST_NAMES, ListName, PhrasePack, normalise_phrase, phrase_problem
+from reviewer.review.phrase_pack import LIST_NAMES, ListName, PhrasePack, normalise_phrase, phrase_problem
 
 _STOPWORDS_TEXT = """
     a about above after again all also am an and any are as at be because been before being below

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import io
 from datetime import datetime
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
-from reviewer.exports import labels_text
-from reviewer.service import ReviewService
-from reviewer.settings import resolve_reviewer
+from reviewer.service import NotFound, ReviewService, Settings
+from reviewer.service.label_export import labels_text
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, load_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
@@ -24,7 +22,6 @@ from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
 from reviewer.ui.screens.stats import StatsScreen
-from store.errors import NotFound
 
 
 class ReviewerApp(App[None]):
@@ -43,8 +40,8 @@ class ReviewerApp(App[None]):
     def __init__(
         self,
         service: ReviewService,
+        settings: Settings,
         *,
-        reviewer: str | None = None,
         keymap: dict[str, str] | None = None,
         now: datetime | None = None,
         auto_advance: bool = True,
@@ -54,10 +51,10 @@ class ReviewerApp(App[None]):
         #: ask who is reviewing when the app starts (each browser tab of `reviewer serve`)
         self.ask_reviewer = ask_reviewer
         self.service = service
-        self.reviewer = reviewer
-        #: who labels: the name given, else $REVIEWER_NAME, else the system user; a session that asks starts
-        #: with no name (only one given explicitly is suggested), so it never labels as the server's owner
-        self.reviewer_name = (reviewer or "").strip() if ask_reviewer else resolve_reviewer(reviewer)
+        self.settings = settings
+        #: who labels: the settings' reviewer, until a served tab's reviewer names someone else (a session that
+        #: asks starts with only a name given explicitly, so it never labels as the server's owner)
+        self.reviewer_name = settings.reviewer
         self.now = now
         #: after a label on the queue screen, move to the next unlabelled finding
         self.auto_advance = auto_advance
@@ -67,12 +64,17 @@ class ReviewerApp(App[None]):
     def on_mount(self) -> None:
         if self._initial_keymap is None:
             try:
-                self._initial_keymap = load_keymap()
+                self._initial_keymap = load_keymap(self.settings.keymap_path)
             except KeymapError as exc:
                 self._initial_keymap = {}
                 self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
         if self._initial_keymap:
             self.set_keymap(self._initial_keymap)
+        if self.settings.theme:
+            try:
+                self.theme = self.settings.theme
+            except Exception as exc:  # noqa: BLE001 - an unknown theme is reported, the default stays
+                self.notify(str(exc)[:300], title="theme ignored", severity="warning", markup=False)
         self.push_screen(RunsScreen())
         if self.ask_reviewer:
             self.push_screen(ReviewerNameScreen(self.reviewer_name), self._set_reviewer)
@@ -95,7 +97,10 @@ class ReviewerApp(App[None]):
     # -- one place for worker failures ------------------------------------------------------------------------
 
     def report_worker(self, event: Worker.StateChanged) -> None:
-        """Show a failed worker's error as a notification; the app keeps running."""
+        """Show a failed worker's error as a notification; the app keeps running.
+
+        Every worker is started with `exit_on_error=False` and its node (the app or a screen) passes its
+        state changes here, so no worker failure takes the app down."""
         worker = event.worker
         if event.state is not WorkerState.ERROR:
             return
@@ -166,13 +171,11 @@ class ReviewerApp(App[None]):
         if not any(type(s).__name__ == "PacksScreen" for s in self.screen_stack):
             self.push_screen(PacksScreen(self.service, reviewer=self.reviewer_name))
 
-    @work(exclusive=True, group="export-labels")
+    @work(exclusive=True, group="export-labels", exit_on_error=False)
     async def action_export_labels(self, fmt: str = "json") -> None:
         """Every label with its finding, delivered as a download (a file in the terminal, a browser download
         when served), in the same format as `reviewer labels --json/--csv`."""
-        from store.labels import export_labels
-
-        rows = await self.service.call(export_labels)
+        rows = await self.service.export_labels()
         text = labels_text(rows, fmt)
         name = f"labels.{fmt}"
         self.deliver_text(
@@ -193,29 +196,24 @@ class ReviewerApp(App[None]):
 
 
 def make_app(
-    db_path: str | Path | None = None,
-    reviewer: str | None = None,
+    settings: Settings | None = None,
     *,
     keymap: dict[str, str] | None = None,
     now: datetime | None = None,
     auto_advance: bool = True,
     ask_reviewer: bool = False,
-    **_settings: Any,
 ) -> ReviewerApp:
-    """Build the app over the database at `db_path` (default: `$REVIEWER_DB` or ./reviewer.db).
+    """Build the app from `settings` (default: `Settings.resolve()`, from the environment and defaults).
 
-    `reviewer` names who labels (default: `$REVIEWER_NAME`, else the system user). `keymap` overrides the
-    keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for views that show ages
-    (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after labelling it;
-    `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab without --reviewer).
+    `keymap` overrides the keymap file (pass `{}` to ignore the user's file); `now` pins "current time" for
+    views that show ages (tests, snapshots); `auto_advance=False` keeps the queue cursor on a finding after
+    labelling it; `ask_reviewer` asks who is reviewing at start (what `reviewer serve` does in each tab
+    without --reviewer). Any other keyword is an error.
     """
-    if db_path is None:
-        from store.db.ingest import default_db_path
-
-        db_path = default_db_path()
+    settings = settings if settings is not None else Settings.resolve()
     return ReviewerApp(
-        ReviewService(db_path),
-        reviewer=reviewer,
+        ReviewService(settings.db_path),
+        settings,
         keymap=keymap,
         now=now,
         auto_advance=auto_advance,

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from reviewer.service import OUTCOMES
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
-from store.vocab import OUTCOMES
 
 if TYPE_CHECKING:
     from reviewer.ui.app import ReviewerApp

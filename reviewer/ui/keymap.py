@@ -6,11 +6,10 @@ A `[keymap]` table is accepted too. A value may be a list of keys (`["j", "down"
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
-ENV_VAR = "REVIEWER_KEYMAP"
+from reviewer.service.settings import resolve_keymap_path
 
 
 class KeymapError(ValueError):
@@ -18,11 +17,8 @@ class KeymapError(ValueError):
 
 
 def keymap_path() -> Path:
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "footprint-reviewer" / "keymap.toml"
+    """Where the keymap is looked for when no path is given (the `Settings` rule)."""
+    return resolve_keymap_path()
 
 
 def load_keymap(path: str | Path | None = None) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewer.review.matching import clause_at, clauses, find_phrase_hits
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 
 PACK = PhrasePack.create(
     "t", ["no incidents", "came up empty", "no open incidents", "open incidents"], ["the full list"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from reviewer.review.matching import compile_pack
 from reviewer.review.observer.no_read import DispatchedRead
 from reviewer.review.observer.predict import Prediction, observe_answer
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 
 PACK = compile_pack(PhrasePack.create("p", ["no incidents", "came up empty", "none", "no action"]))
 READ = [DispatchedRead(turn=0, tool_name="list_incidents")]

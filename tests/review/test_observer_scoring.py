@@ -6,7 +6,7 @@ from reviewer.review.matching import compile_pack
 from reviewer.review.observer.no_read import DispatchedRead
 from reviewer.review.observer.predict import observe_answer
 from reviewer.review.observer.scoring import ObserverScore, score_predictions
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 from reviewer.review.replay import FindingLabel, MissedLabel
 
 PACK = compile_pack(PhrasePack.create("p", ["no incidents", "came up empty"]))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from reviewer.review.packs import (
+from reviewer.review.phrase_pack import (
     MAX_PHRASE_UTF16,
     MAX_PHRASES,
     PackFormatError,

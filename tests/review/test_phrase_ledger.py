@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reviewer.review.packs import PhrasePack
 from reviewer.review.phrase_ledger import PhraseLedgerRow, phrase_ledger
+from reviewer.review.phrase_pack import PhrasePack
 from reviewer.review.replay import FindingLabel, MissedLabel
 
 PACK = PhrasePack.create("p", ["no incidents", "came up empty"], ["the full list"])

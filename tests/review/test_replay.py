@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 from reviewer.review.replay import (
     FindingLabel,
     MissedLabel,

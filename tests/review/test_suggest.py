@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 from reviewer.review.suggest import MissedWords, suggest_phrases
 
 LABELS = [

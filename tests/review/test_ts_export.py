@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.review.packs import PhrasePack
+from reviewer.review.phrase_pack import PhrasePack
 from reviewer.review.ts_export import ConstNameError, check_const_name, js_string
 from tests.conftest import REPO
 

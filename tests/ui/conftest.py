@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from reviewer.service import Settings
 from reviewer.ui.app import ReviewerApp, make_app
 from store.db.connection import open_database
 from store.db.ingest import ingest
@@ -78,10 +79,10 @@ def ui_db(template_db: Path, tmp_path: Path) -> Path:
 def app_factory(ui_db: Path) -> Iterator[Callable[..., ReviewerApp]]:
     apps: list[ReviewerApp] = []
 
-    def build(**kwargs: Any) -> ReviewerApp:
-        kwargs.setdefault("db_path", ui_db)
+    def build(*, db_path: Path = ui_db, reviewer: str | None = None, **kwargs: Any) -> ReviewerApp:
         kwargs.setdefault("now", FIXED_NOW)
-        app = make_app(**kwargs)
+        served_tab = bool(kwargs.get("ask_reviewer"))  # as `reviewer serve` builds each tab's settings
+        app = make_app(Settings.resolve(db_path=db_path, reviewer=reviewer, served_tab=served_tab), **kwargs)
         apps.append(app)
         return app
 

@@ -238,14 +238,16 @@ async def test_tool_call_detail_shows_the_result(app_factory) -> None:
         await pilot.pause()
         assert len(panel.children) == 1
         result = panel.children[0]
-        if detail_module._render_tool_result is not None:
-            assert type(result).__name__ == "ToolResultView"  # drawn by the results package
+        assert type(result).__name__ == "ToolResultView"  # drawn by the results package
         drawn = "\n".join(str(w.render()) for w in panel.query(Static))
         assert "list_incidents" in drawn and "call-1" in drawn
 
 
 async def test_tool_call_detail_falls_back_to_json(app_factory, monkeypatch) -> None:
-    monkeypatch.setattr(detail_module, "_render_tool_result", None)
+    def broken_renderer(*_: object, **__: object) -> None:
+        raise RuntimeError("renderer bug")
+
+    monkeypatch.setattr(detail_module, "render_tool_result", broken_renderer)
     app: ReviewerApp = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_run(pilot, EMOJI_RUN)
@@ -254,6 +256,7 @@ async def test_tool_call_detail_falls_back_to_json(app_factory, monkeypatch) -> 
         await wait_until(pilot, lambda: panel.showing == "call:call-1")
         await pilot.pause()
         [static] = panel.query(".result-fallback")
+        assert "renderer failed: RuntimeError" in str(static.border_title)
         assert isinstance(static.content, Text)
         plain = static.content.plain
         assert '"note": "[b]none[/b]"' in plain  # the recorded markup-looking string, literally

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.synthetic import insert_synthetic_runs
+from reviewer.service import Settings
 from reviewer.ui.app import make_app
 from reviewer.ui.widgets.run_list import BLOCK
 from store.db.connection import open_database
@@ -19,7 +20,7 @@ async def test_blocks_load_on_demand_by_keyset(tmp_path: Path) -> None:
     db = open_database(path)
     insert_synthetic_runs(db, N)
     db.close()
-    app = make_app(db_path=path, keymap={})
+    app = make_app(Settings.resolve(db_path=path), keymap={})
     calls: list[dict[str, Any]] = []
     original = app.service.runs_block
 
@@ -74,7 +75,7 @@ async def test_queue_over_many_findings_reads_only_what_is_shown(ui_db: Path) ->
     total = conn.execute("SELECT count(*) FROM findings").fetchone()[0]
     conn.close()
     assert total > 100_000
-    app = make_app(db_path=ui_db, keymap={}, reviewer="ann")
+    app = make_app(Settings.resolve(db_path=ui_db, reviewer="ann"), keymap={})
     calls: list[dict[str, Any]] = []
     original = app.service.queue_block
 

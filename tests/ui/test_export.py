@@ -44,3 +44,23 @@ async def test_export_labels_is_delivered_not_written(app_factory, ui_db: Path, 
     assert row["finding_kind"] == "unsupported-claim"
     assert as_csv["name"] == "labels.csv" and as_csv["text"].splitlines()[0].startswith("uid,target_id")
     assert fid in as_csv["text"]
+
+
+async def test_a_failed_export_is_reported_and_the_app_keeps_running(app_factory, ui_db: Path) -> None:
+    app = app_factory(reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.runs_screen is not None and app.runs_screen.run_list.loaded)
+        db = open_database(ui_db)
+        db.execute("ALTER TABLE labels RENAME TO labels_gone")  # the export's query now fails
+        db.close()
+        await pilot.press("ctrl+e")
+        await wait_until(
+            pilot,
+            lambda: any("export-labels failed" in (n.title or "") for n in app._notifications),
+            timeout=60,
+        )
+        [note] = [n for n in app._notifications if "export-labels failed" in (n.title or "")]
+        assert "no such table" in note.message and note.severity == "error"
+        assert app.is_running and app.return_code is None
+        await pilot.press("question_mark")  # still answering keys
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", timeout=60)

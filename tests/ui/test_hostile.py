@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from reviewer.cli import cli
+from reviewer.cli.main import cli
+from reviewer.service import Settings
 from reviewer.ui.app import make_app
 from reviewer.ui.screens.run import RunScreen
 from store.db.connection import open_database
@@ -85,7 +86,7 @@ def assert_inert(text: str) -> None:
 
 
 async def test_run_screen_shows_hostile_text_literally(hostile_db: Path) -> None:
-    app = make_app(db_path=hostile_db, reviewer="ann")
+    app = make_app(Settings.resolve(db_path=hostile_db, reviewer="ann"))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_run(pilot, RUN_ID)
         assert isinstance(screen, RunScreen)

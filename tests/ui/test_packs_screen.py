@@ -121,7 +121,7 @@ async def test_accept_and_reject_suggestions_from_the_keyboard(db_path: Path, tm
 async def test_a_broken_limit_is_shown_not_saved(db_path: Path, tmp_path: Path) -> None:
     db = open_database(db_path)
     build_hand_corpus(db, tmp_path / "recordings")
-    from reviewer.packs import create_pack
+    from reviewer.service.pack_ops import create_pack
 
     create_pack(db, "full", [f"filler phrase {i}" for i in range(32)])
     db.close()

@@ -1,7 +1,9 @@
-"""ReviewService: every store call on one database thread; run pages, headers, timelines, unlabelled counts."""
+"""ReviewService: writes on one database thread, reads on read-only reader threads; run pages, headers,
+timelines, unlabelled counts."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -22,12 +24,21 @@ async def service(ui_db: Path):
     svc.close()
 
 
-async def test_every_call_runs_on_one_db_thread(service: ReviewService) -> None:
-    names = {await service._call(lambda db: threading.current_thread().name) for _ in range(5)}
-    await service.count_runs()
+async def test_writes_on_one_db_thread_reads_on_readers(service: ReviewService) -> None:
+    threads = service._threads
+    writers = {await threads.write(lambda db: threading.current_thread().name) for _ in range(5)}
+    readers = {await threads.read(lambda db: threading.current_thread().name) for _ in range(5)}
     await service.runs_block()
-    assert len(names) == 1 and next(iter(names)).startswith("reviewer-db")
-    assert threading.current_thread().name not in names
+    assert len(writers) == 1 and next(iter(writers)).startswith("reviewer-db-write")
+    assert readers and all(name.startswith("reviewer-db-read") for name in readers)
+    assert threading.current_thread().name not in writers | readers
+    # a reader's connection is read-only: a stray write there fails instead of racing the writer
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        await threads.read(lambda db: db.execute("CREATE TABLE t (x)"))
+
+
+def test_the_service_has_no_generic_call() -> None:
+    assert not hasattr(ReviewService, "call") and not hasattr(ReviewService, "_call")
 
 
 async def test_pages_follow_the_store_order_by_keyset(service: ReviewService, ui_db: Path) -> None:
@@ -58,11 +69,16 @@ async def test_header_then_timeline(service: ReviewService) -> None:
 async def test_unlabelled_counts_follow_labels(service: ReviewService, ui_db: Path) -> None:
     header = await service.run_header(EMOJI_RUN)
     key = header["run_key"]
-    assert await service.unlabelled_counts([key]) == {key: 2}
+
+    async def unlabelled() -> int | None:
+        _, rows = await service.first_block(limit=1000)
+        return next(r["unlabelled"] for r in rows if r["run_key"] == key)
+
+    assert await unlabelled() == 2
     db = open_database(ui_db)
     label_finding(db, header["findings"][0]["id"], "tp", "tester")
     db.close()
-    assert await service.unlabelled_counts([key]) == {key: 1}
+    assert await unlabelled() == 1
 
 
 def test_timeline_puts_unsequenced_findings_after_their_call() -> None:
@@ -135,3 +151,43 @@ async def test_label_writes_return_the_new_state(service: ReviewService) -> None
     missed = await service.label_missed(header["run_key"], 2, 9, "none", "ann")
     assert missed["span_text"] == header["answer"][2:9]
     assert [m["span_text"] for m in await service.missed_labels(header["run_key"])] == [header["answer"][2:9]]
+
+
+async def test_a_label_write_is_not_queued_behind_a_running_replay(tmp_path: Path) -> None:
+    """The replay is held mid-run on its reader (its progress callback waits); the write must still finish."""
+    import asyncio
+
+    from bench.synthetic import insert_synthetic_answers
+    from reviewer.service.pack_ops import create_pack
+
+    path = tmp_path / "replay.db"
+    db = open_database(path)
+    text = "We looked everywhere and found nothing at all in the logs."
+    at = text.index("found nothing")
+    insert_synthetic_answers(db, ((f"a-{i:05d}", text, [(at, at + 13)]) for i in range(600)))
+    stored = create_pack(db, "p", ["found nothing"], [], who="t")
+    db.close()
+
+    service = ReviewService(path)
+    paused, release = threading.Event(), threading.Event()
+
+    def progress(done: int, total: int) -> None:
+        if done and not release.is_set():
+            paused.set()
+            release.wait(60)
+
+    try:
+        replay = asyncio.ensure_future(
+            service.replay_pack(
+                stored.ref, holdout_share=0.2, seed="s", examples=0, progress=progress, progress_every=100
+            )
+        )
+        assert await asyncio.to_thread(paused.wait, 60), "the replay never started"
+        written = await asyncio.wait_for(service.label_finding("syn-a-00007-0", "tp", "ann"), timeout=60)
+        assert written["label"]["verdict"] == "tp" and not replay.done()
+        release.set()
+        data = await asyncio.wait_for(replay, timeout=60)
+        assert data["answers"] == 600 and data["trial"]["id"] >= 1
+    finally:
+        release.set()
+        service.close()

@@ -14,11 +14,11 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
 
+from reviewer.service.vocabulary import current_labels
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.screens.modals import NoteScreen
 from reviewer.ui.widgets.evidence import verdict_for
 from reviewer.ui.widgets.safe import safe_text
-from store.vocab import current_labels
 
 LABEL_BINDINGS: list[BindingType] = [
     Binding("1", "label('1')", "TP / justified", id="label.tp"),

@@ -1,8 +1,8 @@
 """The packs screen: curate a phrase pack from labels, with suggestions and the what-if replay side by side.
 
-Standalone: `PacksScreen(service_or_db_path)` needs only a database path (a `ReviewService` lends its
-`db_path`). Every store call runs on the adapter's own worker thread with its own connection, so the UI
-never waits on SQLite. Recorded text is always drawn as `rich.text.Text`, never as markup.
+Standalone: `PacksScreen(service_or_db_path)` needs only a database path (it then starts its own
+`ReviewService`). Every database call is a service method (reads on a reader thread, writes on the write
+thread), so the UI never waits on SQLite. Recorded text is always drawn as `rich.text.Text`, never as markup.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import io
 import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -22,8 +21,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
-from reviewer.packs import change_pack, decide, export_text, run_replay, suggestions, to_domain
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import (
     CAVEAT_LEAD,
@@ -34,10 +33,8 @@ from reviewer.review.pack_replay import (
     report_lines,
 )
 from reviewer.review.replay import DEFAULT_SEED
-from store import packs as store_packs
-from store.packs import StoredPack
-
-T = TypeVar("T")
+from reviewer.service import ReviewService, StoredPack
+from reviewer.service.pack_ops import export_text, to_domain
 
 #: The pack an accepted suggestion goes to when no pack exists yet.
 DEFAULT_PACK = "default"
@@ -58,34 +55,16 @@ def _text(value: object, style: str = "") -> Text:
 
 
 class PackData:
-    """Store calls for the packs screen, on the app's one database thread (a ReviewService).
+    """The service the packs screen talks to: the app's (a ReviewService), or, given a path (the screen on
+    its own, in tests), one it starts and owns."""
 
-    Given a path instead (the screen on its own, in tests), it starts and owns a service of its own.
-    """
-
-    def __init__(self, source: object) -> None:
-        from reviewer.service import ReviewService
-
+    def __init__(self, source: ReviewService | str | Path) -> None:
         self._owned = not isinstance(source, ReviewService)
-        self.service = ReviewService(Path(source)) if self._owned else source  # type: ignore[arg-type]
-
-    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """`fn(db, *args, **kwargs)` on the database thread."""
-        return await self.service.call(fn, *args, **kwargs)
+        self.service = source if isinstance(source, ReviewService) else ReviewService(Path(source))
 
     def close(self) -> None:
         if self._owned:
             self.service.close()
-
-
-def _overview(db: Any, name: str | None, holdout: float, seed: str) -> dict[str, Any]:
-    """Everything the screen draws except the replay: packs, the chosen pack, suggestions for it."""
-    packs = store_packs.list_packs(db)
-    if name is None and packs:
-        name = max(packs, key=lambda p: p["updated_at"])["name"]
-    stored = store_packs.latest_pack(db, name) if name else None
-    sugg = suggestions(db, stored.ref if stored else None, holdout_share=holdout, seed=seed, limit=100)
-    return {"packs": packs, "name": name, "stored": stored, "suggestions": sugg}
 
 
 class _Cancelled(Exception):
@@ -124,7 +103,7 @@ class PacksScreen(Screen[None]):
 
     def __init__(
         self,
-        service_or_db_path: object,
+        service_or_db_path: ReviewService | str | Path,
         *,
         pack_name: str | None = None,
         reviewer: str | None = None,
@@ -170,15 +149,21 @@ class PacksScreen(Screen[None]):
         table.focus()
         self.reload(replay=True)
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failure the workers below do not catch goes to the app's one handler (when there is one)."""
+        report = getattr(self.app, "report_worker", None)
+        if report is not None:
+            report(event)
+
     def on_unmount(self) -> None:
         self._cancel.set()
         self.data.close()
 
     @property
     def reviewer(self) -> str:
-        from reviewer.settings import resolve_reviewer
+        from reviewer.service.settings import resolve_reviewer
 
-        return resolve_reviewer(self._reviewer or getattr(self.app, "reviewer", None))
+        return resolve_reviewer(self._reviewer or getattr(self.app, "reviewer_name", None))
 
     # -- loading ----------------------------------------------------------------------------------------------
 
@@ -187,7 +172,7 @@ class PacksScreen(Screen[None]):
         table = self.query_one("#suggestions", DataTable)
         table.loading = True
         try:
-            view = await self.data.call(_overview, self.pack_name, self.holdout_share, self.seed)
+            view = await self.data.service.packs_overview(self.pack_name, self.holdout_share, self.seed)
         except Exception as exc:  # noqa: BLE001 - shown, the screen stays usable
             self.notify(str(exc)[:500], title="packs", severity="error", markup=False)
             return
@@ -282,8 +267,7 @@ class PacksScreen(Screen[None]):
             loop.call_soon_threadsafe(lambda: bar.update(total=max(total, 1), progress=done))
 
         try:
-            data = await self.data.call(
-                run_replay,
+            data = await self.data.service.replay_pack(
                 stored.ref,
                 holdout_share=self.holdout_share,
                 seed=self.seed,
@@ -327,8 +311,8 @@ class PacksScreen(Screen[None]):
     async def _decide(self, suggestion: dict[str, Any], decision: str) -> None:
         name = self.pack_name or DEFAULT_PACK
         try:
-            result = await self.data.call(
-                decide, name, suggestion["phrase"], suggestion["list"], decision, self.reviewer
+            result = await self.data.service.decide_suggestion(
+                name, suggestion["phrase"], suggestion["list"], decision, self.reviewer
             )
         except Exception as exc:  # noqa: BLE001 - a broken limit is shown verbatim
             self.notify(str(exc)[:500], title="not accepted", severity="error", markup=False)
@@ -354,8 +338,8 @@ class PacksScreen(Screen[None]):
     async def _remove(self, phrase: str) -> None:
         assert self.pack_name is not None
         try:
-            await self.data.call(
-                change_pack, self.pack_name, remove=[phrase], who=self.reviewer, note="removed in the app"
+            await self.data.service.remove_phrase(
+                self.pack_name, phrase, who=self.reviewer, note="removed in the app"
             )
         except Exception as exc:  # noqa: BLE001
             self.notify(str(exc)[:500], title="not removed", severity="error", markup=False)

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
+from reviewer.service.vocabulary import is_withheld
 from reviewer.ui.screens.labelling import LabellingScreen
 from reviewer.ui.screens.modals import MissedChooser
 from reviewer.ui.widgets.answer import AnswerView
@@ -27,7 +28,6 @@ from reviewer.ui.widgets.evidence import evidence_text
 from reviewer.ui.widgets.run_list import WITHHELD_MARK
 from reviewer.ui.widgets.safe import safe_text
 from reviewer.ui.widgets.timeline import Timeline
-from store.vocab import is_withheld
 
 PROMPT_LIMIT = 4_000
 

@@ -12,12 +12,11 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Checkbox, Footer, Header, Input, Select, Static
 
-from reviewer.service import RUNS_BLOCK
+from reviewer.service import OUTCOMES, RUNS_BLOCK
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
 from reviewer.ui.widgets.safe import inert
-from store.vocab import OUTCOMES
 
 assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
 

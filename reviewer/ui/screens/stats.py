@@ -13,9 +13,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
+from reviewer.service.vocabulary import DISAGREEMENT, UNLABELLED, VERDICTS
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.widgets.safe import safe_text
-from store.vocab import DISAGREEMENT, UNLABELLED, VERDICTS
 
 STATE_COLUMNS = (UNLABELLED, *VERDICTS, DISAGREEMENT)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -13,13 +11,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from reviewer.ui.results import render_tool_result
 from reviewer.ui.widgets.safe import pretty_json, safe_text
-
-_render_tool_result: Callable[..., Widget] | None
-try:  # tool results drawn by their render hints (written alongside this app)
-    from reviewer.ui.results import render_tool_result as _render_tool_result
-except ImportError:  # pragma: no cover - fallback while the renderers are absent
-    _render_tool_result = None
 
 
 def _field(label: str, value: Any, *, style: str = "") -> Text:
@@ -118,14 +111,10 @@ def fallback_result(call: dict[str, Any]) -> Widget:
 def result_widget(
     call: dict[str, Any], coverage: list[dict[str, Any]], *, now: datetime | None = None
 ) -> Widget:
-    """The other helper's renderer when present, else pretty JSON; a failing renderer falls back too."""
-    if _render_tool_result is None:
-        return fallback_result(call)
-    kwargs: dict[str, Any] = {"coverage": coverage}
-    if now is not None and "now" in inspect.signature(_render_tool_result).parameters:
-        kwargs["now"] = now
+    """The tool result drawn by its render hints; pretty JSON when the renderer fails (a bug must not hide
+    the data)."""
     try:
-        return _render_tool_result(call, **kwargs)
+        return render_tool_result(call, coverage, now=now)
     except Exception as exc:  # noqa: BLE001 - a renderer bug must not hide the data
         widget = fallback_result(call)
         widget.border_title = f"raw (renderer failed: {type(exc).__name__})"

@@ -12,9 +12,16 @@ from typing import Any
 
 from rich.text import Text
 
+from reviewer.service.vocabulary import (
+    CLEARED,
+    VERDICT_NAMES,
+    WITHHELD_ANSWER,
+    current_labels,
+    disagreement,
+    verdicts_for,
+)
 from reviewer.ui.widgets.answer import CURRENT_SPAN, span_style
 from reviewer.ui.widgets.safe import inert_mapped, pretty_json, safe_text
-from store.vocab import CLEARED, VERDICT_NAMES, WITHHELD_ANSWER, current_labels, disagreement, verdicts_for
 
 
 def label_keys(kind: str | None) -> tuple[tuple[str, str, str], ...]:

@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
+from reviewer.service.vocabulary import DISAGREEMENT, WITHHELD_ANSWER, disagreement
 from reviewer.ui.widgets.run_list import BLOCK, RunList
 from reviewer.ui.widgets.safe import cell
-from store.vocab import DISAGREEMENT, WITHHELD_ANSWER, disagreement
 
 #: (title, width or 0 for "the rest")
 COLUMNS: tuple[tuple[str, int], ...] = (

@@ -11,9 +11,9 @@ from rich.text import Text
 from textual.message import Message
 from textual.strip import Strip
 
+from reviewer.service.vocabulary import is_withheld
 from reviewer.ui.widgets.cursor_list import CursorList
 from reviewer.ui.widgets.safe import cell
-from store.vocab import is_withheld
 
 #: Rows per block (must match what the screen asks the service for).
 BLOCK = 100

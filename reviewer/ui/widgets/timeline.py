@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
+from reviewer.service.vocabulary import call_failed, disagreement
 from reviewer.ui.widgets.cursor_list import CursorList
 from reviewer.ui.widgets.safe import human_size, inert
-from store.vocab import call_failed, disagreement
 
 #: Characters of recorded text a timeline row may show (a row is one line anyway).
 ROW_CHARS = 300

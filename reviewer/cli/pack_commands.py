@@ -1,6 +1,6 @@
 """`reviewer pack ...`: curate phrase packs from labels, replay them, measure them, export them.
 
-The click group only: the operations it runs are in `reviewer.packs`, shared with the packs screen.
+The click group only: the operations it runs are in `reviewer.service.pack_ops`, shared with the packs screen.
 """
 
 from __future__ import annotations
@@ -12,8 +12,19 @@ from typing import Any
 
 import click
 
-from reviewer.cli_common import db_option, emit, json_option, open_db, print_json
-from reviewer.packs import (
+from reviewer.cli.common import db_option, emit, json_option, open_db, print_json
+from reviewer.review.inert import inert
+from reviewer.review.pack_replay import (
+    DEFAULT_HOLDOUT,
+    report_lines,
+)
+from reviewer.review.phrase_pack import (
+    PackFormatError,
+    PackLimitError,
+)
+from reviewer.review.replay import DEFAULT_SEED
+from reviewer.review.ts_export import ConstNameError, check_const_name
+from reviewer.service.pack_ops import (
     EMPTY_REF,
     change_pack,
     create_pack,
@@ -23,21 +34,8 @@ from reviewer.packs import (
     run_replay,
     suggestions,
 )
-from reviewer.review.inert import inert
-from reviewer.review.pack_replay import (
-    CAVEAT,
-    DEFAULT_HOLDOUT,
-    report_lines,
-)
-from reviewer.review.packs import (
-    PackFormatError,
-    PackLimitError,
-)
-from reviewer.review.replay import DEFAULT_SEED
-from reviewer.review.ts_export import ConstNameError, check_const_name
-from store import packs as store_packs
-from store.errors import StoreError
-from store.packs import StoredPack
+from reviewer.service.store_ops import packs as store_packs
+from reviewer.service.vocabulary import StoredPack, StoreError
 
 # ---------------------------------------------------------------------------------------------------------------
 # The click group
@@ -60,7 +58,7 @@ seed_option = click.option(
 
 
 def _who(reviewer: str | None) -> str:
-    from reviewer.settings import resolve_reviewer
+    from reviewer.service.settings import resolve_reviewer
 
     return resolve_reviewer(reviewer)
 
@@ -431,6 +429,3 @@ def import_cmd(
     db = open_db(db_path)
     stored = _guard(lambda: import_pack(db, name, text, who=_who(reviewer), note=note))
     _show_saved(stored, as_json)
-
-
-__all__ = ["CAVEAT", "pack"]

@@ -9,14 +9,25 @@ from typing import Any
 import click
 import orjson
 
-from reviewer.cli_common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
-from reviewer.exports import labels_text
-from store.db.ingest import IngestReport, ingest
-from store.errors import NotFound, StoreError
-from store.findings import list_findings
-from store.recordings import list_quarantine
-from store.runs import get_run, list_runs, resolve_run
-from store.vocab import JUDGEMENTS, MISSED_LISTS, OUTCOMES
+from reviewer.cli.common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
+from reviewer.service.label_export import labels_text
+from reviewer.service.settings import Settings
+from reviewer.service.store_ops import (
+    IngestReport,
+    get_run,
+    ingest,
+    list_findings,
+    list_quarantine,
+    list_runs,
+    resolve_run,
+)
+from reviewer.service.vocabulary import (
+    JUDGEMENTS,
+    MISSED_LISTS,
+    OUTCOMES,
+    NotFound,
+    StoreError,
+)
 
 _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}
 VERDICT_CHOICES = JUDGEMENTS + tuple(_VERDICT_ALIASES)
@@ -251,8 +262,8 @@ def label_cmd(
     Examples: reviewer label f-1a2b --verdict fp --note "bounded search"
               reviewer label --missed run-123 --text "came up empty" --list none
     """
-    from reviewer.settings import resolve_reviewer
-    from store import labels
+    from reviewer.service.settings import resolve_reviewer
+    from reviewer.service.store_ops import labels
 
     db = open_db(db_path)
     who = resolve_reviewer(reviewer)
@@ -304,7 +315,7 @@ def labels_cmd(
 
     Example: reviewer labels --json -o labels.json
     """
-    from store import labels
+    from reviewer.service.store_ops import labels
 
     db = open_db(db_path)
     if import_file is not None:
@@ -334,10 +345,10 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
     Example: reviewer stats --json
     """
     from reviewer.review.stats import label_stats
-    from store.labels import label_states
+    from reviewer.service.store_ops import labels
 
     db = open_db(db_path)
-    stats = label_stats(label_states(db))
+    stats = label_stats(labels.label_states(db))
     if as_json:
         print_json(stats)
         return
@@ -359,7 +370,7 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
 
     Example: reviewer reextract --all
     """
-    from store.db.reextract import reextract
+    from reviewer.service.store_ops import reextract
 
     db = open_db(db_path)
     done, failures = reextract(db, everything=everything)
@@ -439,8 +450,13 @@ def serve_cmd(
     "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
 )
 @click.option("--ask-reviewer", is_flag=True, help="Ask who is reviewing when the app starts.")
+@click.option("--theme", default=None, help="Textual theme name (default: $REVIEWER_THEME, else Textual's).")
 def open_cmd(
-    paths: tuple[Path, ...], db_path: Path | None, reviewer: str | None = None, ask_reviewer: bool = False
+    paths: tuple[Path, ...],
+    db_path: Path | None,
+    reviewer: str | None = None,
+    ask_reviewer: bool = False,
+    theme: str | None = None,
 ) -> None:
     """Open the review app (ingesting PATHS first, with progress).
 
@@ -451,19 +467,17 @@ def open_cmd(
         report = run_ingest(db, list(paths), db_path_or_default(db_path))
         _print_summary(report)
     db.close()
-    _launch_app(db_path_or_default(db_path), reviewer, ask_reviewer)
+    settings = Settings.resolve(db_path=db_path, reviewer=reviewer, theme=theme, served_tab=ask_reviewer)
+    _launch_app(settings, ask_reviewer)
 
 
-def _launch_app(db_path: Path, reviewer: str | None, ask_reviewer: bool = False) -> None:
-    from reviewer.settings import resolve_reviewer
+def _launch_app(settings: Settings, ask_reviewer: bool = False) -> None:
     from reviewer.ui.app import make_app
 
-    # a session that asks (a served tab) suggests only a name given explicitly, never the system user's
-    name = reviewer if ask_reviewer else resolve_reviewer(reviewer)
-    make_app(db_path=db_path, reviewer=name, ask_reviewer=ask_reviewer).run()
+    make_app(settings, ask_reviewer=ask_reviewer).run()
 
 
-from reviewer.pack_cli import pack  # noqa: E402  (the `reviewer pack ...` group)
+from reviewer.cli.pack_commands import pack  # noqa: E402  (the `reviewer pack ...` group)
 
 cli.add_command(pack)
 

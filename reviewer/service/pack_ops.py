@@ -1,7 +1,7 @@
 """Phrase-pack operations shared by `reviewer pack`, the packs screen and the benchmarks.
 
 Each takes an open store database and returns plain data. SQL stays in `store.packs`; limits, hashing,
-matching and figures stay in `reviewer.review`; the click commands live in `reviewer.pack_cli`.
+matching and figures stay in `reviewer.review`; the click commands live in `reviewer.cli.pack_commands`.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from reviewer.review.pack_replay import (
@@ -21,7 +22,7 @@ from reviewer.review.pack_replay import (
     suggest_from_rows,
     suggestion_json,
 )
-from reviewer.review.packs import (
+from reviewer.review.phrase_pack import (
     PackFormatError,
     PhrasePack,
     diff,
@@ -180,6 +181,16 @@ def load_labels(db: Any) -> Any:
     return build_labels(store_labels.iter_finding_labels(db), store_labels.iter_missed_labels(db))
 
 
+@dataclass
+class Replay:
+    """A finished replay's figures, and what its trial record needs (written separately: it is a write)."""
+
+    data: dict[str, Any]
+    candidate_hash: str
+    baseline_hash: str | None
+    labels_fingerprint: str
+
+
 def run_replay(
     db: Any,
     ref: str,
@@ -194,6 +205,33 @@ def run_replay(
 ) -> dict[str, Any]:
     """Replay `ref` against its baseline over every stored answer, record the trial, return the figures.
     `progress(done, total)` is called every `progress_every` answers (it may raise to cancel)."""
+    replay = replay_figures(
+        db,
+        ref,
+        against=against,
+        against_empty=against_empty,
+        holdout_share=holdout_share,
+        seed=seed,
+        examples=examples,
+        progress=progress,
+        progress_every=progress_every,
+    )
+    return record_replay(db, replay)
+
+
+def replay_figures(
+    db: Any,
+    ref: str,
+    *,
+    against: str | None = None,
+    against_empty: bool = False,
+    holdout_share: float = DEFAULT_HOLDOUT,
+    seed: str = DEFAULT_SEED,
+    examples: int = 20,
+    progress: Callable[[int, int], None] | None = None,
+    progress_every: int = 5_000,
+) -> Replay:
+    """The replay's figures, reading only (so the app runs it on a read-only connection)."""
     if not 0.0 <= holdout_share <= 1.0:
         raise ValueError(f"holdout share must be between 0 and 1, got {holdout_share}")
     cand_row = store_packs.find_pack(db, ref)
@@ -227,11 +265,30 @@ def run_replay(
         "answers_per_second": round(report.answers / seconds) if seconds > 0 else None,
         **data,
     }
+    return Replay(data, candidate.content_hash, baseline.content_hash, labels.fingerprint)
+
+
+def record_replay(db: Any, replay: Replay) -> dict[str, Any]:
+    """Record the replay as a trial (a write); returns its figures with `trial`."""
     trial = store_packs.record_trial(
-        db, candidate.content_hash, baseline.content_hash, labels.fingerprint, figures_summary(data)
+        db,
+        replay.candidate_hash,
+        replay.baseline_hash,
+        replay.labels_fingerprint,
+        figures_summary(replay.data),
     )
-    data["trial"] = trial
-    return data
+    return {**replay.data, "trial": trial}
+
+
+def overview(db: Any, name: str | None, holdout: float, seed: str) -> dict[str, Any]:
+    """Everything the packs screen draws except the replay: packs, the chosen pack (else the latest
+    updated), suggestions for it."""
+    packs = store_packs.list_packs(db)
+    if name is None and packs:
+        name = max(packs, key=lambda p: p["updated_at"])["name"]
+    stored = store_packs.latest_pack(db, name) if name else None
+    sugg = suggestions(db, stored.ref if stored else None, holdout_share=holdout, seed=seed, limit=100)
+    return {"packs": packs, "name": name, "stored": stored, "suggestions": sugg}
 
 
 def rejected_phrases(db: Any, pack_name: str | None) -> set[str]:

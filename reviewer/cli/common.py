@@ -10,9 +10,8 @@ from typing import Any
 import click
 import orjson
 
-from store.db.connection import open_database
-from store.db.ingest import default_db_path
-from store.errors import StoreError
+from reviewer.service.store_ops import open_database
+from reviewer.service.vocabulary import StoreError
 
 db_option = click.option(
     "--db",
@@ -27,7 +26,10 @@ json_option = click.option(
 
 
 def db_path_or_default(db_path: Path | None) -> Path:
-    return db_path if db_path is not None else default_db_path()
+    """--db, else $REVIEWER_DB, else ./reviewer.db (the `Settings` rule)."""
+    from reviewer.service.settings import resolve_db_path
+
+    return resolve_db_path(db_path)
 
 
 def open_db(db_path: Path | None) -> Any:
@@ -49,7 +51,7 @@ def emit(text: str, output: Path | None, force: bool) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    from reviewer.exports import ExportError, write_export
+    from reviewer.cli.exports import ExportError, write_export
 
     try:
         write_export(output, text, force=force)

@@ -1,0 +1,31 @@
+"""A label export's text (JSON or CSV): the one format `reviewer labels` and the app's ctrl+e both deliver."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import orjson
+
+from store.labels import LABEL_FIELDS
+
+#: Columns of a label export, in order (the JSON objects carry the same keys).
+LABEL_EXPORT_FIELDS = LABEL_FIELDS + (
+    "finding_kind",
+    "finding_message",
+    "finding_span_text",
+    "finding_codes",
+    "finding_pack_version",
+)
+
+
+def labels_text(rows: list[dict[str, Any]], fmt: str) -> str:
+    """An export of label rows (`ReviewService.export_labels`, `store.labels.export_labels`) as JSON or CSV: the CLI's and the app's format."""
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(LABEL_EXPORT_FIELDS), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buf.getvalue()
+    return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -1,0 +1,30 @@
+"""The store operations the command line runs directly on an open database (synchronous, one process).
+
+The CLI is a script, not an app: it needs no threads, so it calls these on the connection it opened. They are
+named here, beside the service, so that every import of `store` from the `reviewer` package lives in
+`reviewer/service/` and a regrouped store is re-pointed in one folder.
+"""
+
+from __future__ import annotations
+
+from store import labels, packs
+from store.db.connection import open_database
+from store.db.ingest import IngestReport, ingest
+from store.db.reextract import reextract
+from store.findings import list_findings
+from store.recordings import list_quarantine
+from store.runs import get_run, list_runs, resolve_run
+
+__all__ = [
+    "IngestReport",
+    "get_run",
+    "ingest",
+    "labels",
+    "list_findings",
+    "list_quarantine",
+    "list_runs",
+    "open_database",
+    "packs",
+    "reextract",
+    "resolve_run",
+]

@@ -1,0 +1,46 @@
+"""The store's words and errors the UI and the CLI need, re-exported so neither imports `store` itself."""
+
+from __future__ import annotations
+
+from store.errors import NotFound, StoreError
+from store.packs import StoredPack
+from store.vocab import (
+    CLEARED,
+    DISAGREEMENT,
+    FINDING_VERDICTS,
+    JUDGEMENTS,
+    MISSED_LISTS,
+    OUTCOMES,
+    UNLABELLED,
+    VERDICT_NAMES,
+    VERDICTS,
+    WITHHELD_ANSWER,
+    WITHHELD_VERDICTS,
+    call_failed,
+    current_labels,
+    disagreement,
+    is_withheld,
+    verdicts_for,
+)
+
+__all__ = [
+    "CLEARED",
+    "DISAGREEMENT",
+    "FINDING_VERDICTS",
+    "JUDGEMENTS",
+    "MISSED_LISTS",
+    "NotFound",
+    "OUTCOMES",
+    "StoreError",
+    "StoredPack",
+    "UNLABELLED",
+    "VERDICTS",
+    "VERDICT_NAMES",
+    "WITHHELD_ANSWER",
+    "WITHHELD_VERDICTS",
+    "call_failed",
+    "current_labels",
+    "disagreement",
+    "is_withheld",
+    "verdicts_for",
+]
