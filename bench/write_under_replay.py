@@ -47,7 +47,7 @@ class WriteFigures:
 def prepare(answers: int, db_path: Path | None = None) -> tuple[Path, str, list[str]]:
     """The replay benchmark's database (built if missing), its 32-phrase pack ref, finding ids to label."""
     from bench.replay import CORPUS_ROOT, build, ensure_pack
-    from store.db import open_database
+    from store.db.connection import open_database
 
     path = db_path or CORPUS_ROOT / f"replay-{answers}.db"
     path.parent.mkdir(parents=True, exist_ok=True)
