@@ -28,6 +28,8 @@ JSON_COLUMNS = {
     "refused",
     "args_invalid",
     "envelope_run",
+    "decisions",
+    "answer_negatives",
 }
 
 

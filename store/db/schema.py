@@ -53,6 +53,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "coverage_gaps",
         "evictions",
         "pack_versions",
+        "answer_negatives",
     ),
     "tool_calls": (
         "run_key",
@@ -74,6 +75,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "repeated",
         "has_semantics",
         "absent",
+        "complete",
+        "decisions",
     ),
     "semantics": (
         "run_key",
@@ -324,6 +327,22 @@ def m005_pack_content_ids(db: Database) -> None:
     for column in ("candidate_hash", "baseline_hash"):
         for old, new in old_to_new.items():
             db.execute(f"UPDATE pack_trials SET {column} = ? WHERE {column} = ?", [new, old])
+
+
+@migrations()
+def m006_read_completeness_and_decisions(db: Database) -> None:
+    """A read's declared `complete` basis and the decisions around a call (tool_calls.complete, .decisions),
+    and a typed answer's negative account (runs.answer_negatives). Filled by `reviewer reextract`.
+
+    A database created by this build already has them (m001 creates the tables from `COLUMNS`)."""
+    for table, column in (
+        ("tool_calls", "complete"),
+        ("tool_calls", "decisions"),
+        ("runs", "answer_negatives"),
+    ):
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()}
+        if column not in present:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
 
 
 SCHEMA_VERSION = len(migrations._migrations)

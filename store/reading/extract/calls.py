@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from store.reading.extract.call_context import attach_complete, attach_decisions
 from store.reading.extract.walk import (
     RunWalk,
     as_dict,
@@ -93,6 +94,8 @@ def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
         value = c["_result_value"]
         if c["status"] == "absent" or (isinstance(value, dict) and value.get("af_absent") is True):
             c["absent"] = 1
+    attach_complete(walk, calls)
+    attach_decisions(walk, calls)
     walk.out.tool_calls.extend({k: v for k, v in c.items() if not k.startswith("_")} for c in calls.values())
     for c in calls.values():
         text = as_text(c["_result_value"])

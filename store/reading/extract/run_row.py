@@ -97,6 +97,9 @@ def run_row(
         "coverage_gaps": gaps,
         "evictions": len(evictions),
         "pack_versions": dumps(sorted({f["pack_version"] for f in findings if f["pack_version"]})),
+        "answer_negatives": dumps(end["answerNegatives"])
+        if isinstance(end.get("answerNegatives"), dict)
+        else None,
     }
     walk.out.runs.append(row)
     if prompt:
