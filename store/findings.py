@@ -224,12 +224,12 @@ def _evidence_run(db: Database, run_key: str) -> dict[str, Any]:
     [run] = fetch_rows(
         db,
         "SELECT key AS run_key, run_id, agent_id, outcome, outcome_channel, outcome_detail, prompt, answer, "
-        "started_at FROM runs WHERE key = ?",
+        "started_at, starts_mid_run, dropped_events FROM runs WHERE key = ?",
         [run_key],
     )
     calls = fetch_rows(
         db,
-        "SELECT call_id, tool_name, iteration, status, error, absent, substr(args, 1, ?) AS args "
+        "SELECT call_id, tool_name, iteration, status, error, absent, complete, substr(args, 1, ?) AS args "
         "FROM tool_calls WHERE run_key = ? ORDER BY seq",
         [ARGS_PREVIEW, run_key],
     )
@@ -247,3 +247,25 @@ def _evidence_run(db: Database, run_key: str) -> dict[str, Any]:
         for e in fetch_rows(db, "SELECT * FROM evictions WHERE run_key = ? ORDER BY ordinal", [run_key])
     ]
     return run
+
+
+def licensing_runs(db: Database, run_keys: list[str]) -> dict[str, dict[str, Any]]:
+    """Per run key, what judging its findings' wording needs: `answer`, `tool_calls` (with the declared
+    `complete`) and `coverage`. Light: no results, arguments or envelopes."""
+    out: dict[str, dict[str, Any]] = {}
+    for key in dict.fromkeys(run_keys):
+        answer = db.execute("SELECT answer FROM runs WHERE key = ?", [key]).fetchone()
+        out[key] = {
+            "answer": answer[0] if answer else None,
+            "tool_calls": fetch_rows(
+                db,
+                "SELECT call_id, tool_name, complete FROM tool_calls WHERE run_key = ? ORDER BY seq",
+                [key],
+            ),
+            "coverage": fetch_rows(
+                db,
+                "SELECT call_id, list, what, why FROM coverage WHERE run_key = ? ORDER BY rowid",
+                [key],
+            ),
+        }
+    return out

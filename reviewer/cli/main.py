@@ -10,12 +10,15 @@ import click
 import orjson
 
 from reviewer.cli.common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
+from reviewer.review.claim_licensing import licensing_fields
+from reviewer.review.licensing import APPLIES_TO
 from reviewer.service.label_export import labels_text
 from reviewer.service.settings import Settings
 from reviewer.service.store_ops import (
     IngestReport,
     get_run,
     ingest,
+    licensing_runs,
     list_findings,
     list_quarantine,
     list_runs,
@@ -204,6 +207,9 @@ def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str
     except NotFound as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
+        runs_read = licensing_runs(db, [f["run_key"] for f in rows if f["kind"] in APPLIES_TO])
+        for f in rows:
+            f.update(licensing_fields(f, runs_read.get(f["run_key"], {})))
         print_json(rows)
         return
     for f in rows:

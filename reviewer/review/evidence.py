@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from reviewer.review.claim_licensing import flagged_text, license_finding
+from reviewer.review.licensing import APPLIES_TO
 from store.vocab import DANGLING_REFERENCE, WITHHELD_ANSWER
+
+#: Said of a `no-read` note: what it means, and what it cannot mean (negative-claims.md section 4).
+NO_READ = "no read was recorded for this turn"
+LEDGER_INCOMPLETE = (
+    "the recording is capped or starts mid-run, so the ledger is incomplete: "
+    "no-read does not prove that no read occurred"
+)
 
 
 def assemble_evidence(
@@ -14,9 +23,13 @@ def assemble_evidence(
 ) -> dict[str, Any]:
     """One finding with what a judge needs beside it, from the rows `store.findings.evidence_rows` reads.
 
-    - `sentence`: the clause-bearing sentence of the answer around the span (start, end, text), if placeable;
+    - `sentence`: the clause-bearing sentence around the span (start, end, text), if placeable: in the
+      answer, or for a typed answer in the string value of the finding's `field` (then `field` is set);
     - `reads`: the tool calls the finding's refs name (or, for a run-level finding, every call of the run),
-      each with what it checked, did not check and cannot cover;
+      each with what it checked, did not check and cannot cover, and its declared `complete`;
+    - for a negative claim, `licensing` (`reviewer.review.licensing`: the assertion class, the verdict,
+      the gaps of the named reads) and `context_reads`: the turn's other reads, never evidence;
+    - for a `no-read` note, `no_read`: what it says, and whether the ledger is incomplete;
     - `evicted`: for a dangling reference, the evictions that dropped the grounds it names;
     - `withheld`: for a withheld answer, the outcome, the drafted answer and the run's gaps;
     - `history`: every label row on it.
@@ -37,30 +50,46 @@ def assemble_evidence(
                     ref_calls.append(c["call_id"])
     if finding["call_id"] and finding["call_id"] not in ref_calls:
         ref_calls.append(finding["call_id"])
-    if not ref_calls:
+    licensed = finding["kind"] in APPLIES_TO
+    if not ref_calls and not licensed:
         ref_calls = list(calls)
-    reads = []
-    for cid in ref_calls:
+
+    def read(cid: Any) -> dict[str, Any]:
         c = calls[cid]
         cov = coverage_by_call.get(cid, [])
-        reads.append(
-            {
-                "call_id": cid,
-                "tool_name": c["tool_name"],
-                "iteration": c["iteration"],
-                "status": c["status"],
-                "error": c["error"],
-                "absent": c["absent"],
-                "args": c["args"],
-                "checked": [x for x in cov if x["list"] == "checked"],
-                "not_checked": [x for x in cov if x["list"] == "not_checked"],
-                "cannot_cover": [x for x in cov if x["list"] == "cannot_cover"],
-            }
-        )
-    out: dict[str, Any] = {"finding": finding, "run": _run_summary(run), "reads": reads}
+        return {
+            "call_id": cid,
+            "tool_name": c["tool_name"],
+            "iteration": c["iteration"],
+            "status": c["status"],
+            "error": c["error"],
+            "absent": c["absent"],
+            "args": c["args"],
+            "complete": c.get("complete"),
+            "checked": [x for x in cov if x["list"] == "checked"],
+            "not_checked": [x for x in cov if x["list"] == "not_checked"],
+            "cannot_cover": [x for x in cov if x["list"] == "cannot_cover"],
+        }
+
     answer = run.get("answer")
-    if finding["span"] and isinstance(answer, str):
-        out["sentence"] = _sentence(answer, finding["span"]["start"], finding["span"]["end"])
+    _clause, sentence = flagged_text(finding, answer)
+    out: dict[str, Any] = {"finding": finding, "run": _run_summary(run)}
+    if sentence is not None:
+        out["sentence"] = sentence
+    if licensed:
+        judged = license_finding(finding, run, sentence)
+        named = [r.call_id for r in judged.evidence if r.call_id is not None and r.call_id in calls]
+        out["reads"] = [read(cid) for cid in named]
+        out["context_reads"] = [read(cid) for cid in calls if cid not in named]
+        out["licensing"] = {**judged.as_dict(), "note": judged.note, "gaps": list(judged.gaps)}
+    else:
+        out["reads"] = [read(cid) for cid in ref_calls]
+    if finding["kind"] == "negative-claim-note" and "no-read" in (finding.get("codes") or []):
+        out["no_read"] = {
+            "text": NO_READ,
+            "ledger_incomplete": bool(run.get("starts_mid_run")) or bool(run.get("dropped_events")),
+            "caveat": LEDGER_INCOMPLETE,
+        }
     if finding["kind"] == DANGLING_REFERENCE:
         grounds = {r.get("id") for r in (finding["refs"] or [])[1:] if isinstance(r, dict)}
         out["evicted"] = [
@@ -84,14 +113,3 @@ def assemble_evidence(
 def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
     keys = ("run_key", "run_id", "agent_id", "outcome", "outcome_channel", "prompt", "answer", "started_at")
     return {k: run.get(k) for k in keys}
-
-
-def _sentence(text: str, start: int, end: int) -> dict[str, Any]:
-    """The sentence around [start, end): from the previous sentence end to the next one, bounded."""
-    left = max(text.rfind(p, 0, start) for p in (". ", "! ", "? ", "\n"))
-    s = 0 if left < 0 else left + 2 if text[left] != "\n" else left + 1
-    rights = [i for i in (text.find(p, end) for p in (". ", "! ", "? ", "\n")) if i >= 0]
-    e = min(rights) + 1 if rights else len(text)
-    s = max(s, start - 400)
-    e = min(e, end + 400)
-    return {"start": s, "end": e, "text": text[s:e], "span_start": start - s, "span_end": end - s}

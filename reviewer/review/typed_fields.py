@@ -92,3 +92,24 @@ def line_highlight(answer: str | None, placed: FieldSpan) -> tuple[int, int, int
             offset = len(path) + len(SEPARATOR)
             return number, offset + placed.start, offset + placed.end
     return None
+
+
+def place_all(
+    answer: str | None, spans: list[tuple[str, str | None, Any, Any]]
+) -> dict[str, tuple[int, int, int]]:
+    """For many findings at once (`(key, field, start_u16, end_u16)`): key -> (entry, start, end) in
+    `field_lines(answer)`, parsing the answer once. Spans that do not fit their field are left out."""
+    typed = parse_typed(answer)
+    if typed is None:
+        return {}
+    entries = {path: (n, value) for n, (path, value) in enumerate(string_fields(typed))}
+    out: dict[str, tuple[int, int, int]] = {}
+    for key, field, start_u16, end_u16 in spans:
+        if not field or field == "answer" or field not in entries:
+            continue
+        number, value = entries[field]
+        placed = span_from_utf16(value, start_u16, end_u16)
+        if placed is not None:
+            offset = len(field) + len(SEPARATOR)
+            out[key] = (number, offset + placed[0], offset + placed[1])
+    return out

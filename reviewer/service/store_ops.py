@@ -11,7 +11,7 @@ from store import labels, packs
 from store.db.connection import open_database
 from store.db.ingest import IngestReport, ingest
 from store.db.reextract import reextract
-from store.findings import list_findings
+from store.findings import licensing_runs, list_findings
 from store.recordings import list_quarantine
 from store.runs import get_run, list_runs, resolve_run
 
@@ -20,6 +20,7 @@ __all__ = [
     "get_run",
     "ingest",
     "labels",
+    "licensing_runs",
     "list_findings",
     "list_quarantine",
     "list_runs",

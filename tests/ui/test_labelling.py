@@ -185,7 +185,7 @@ async def test_label_every_kind_from_the_keyboard(app_factory, label_db: Path) -
             [
                 "FLAGGED CLAUSE",
                 "Release check for",
-                "READS IT RESTS ON",
+                "EVIDENCE: THE READS THE FINDING NAMES",
                 "list_incidents",
                 "call-inc-1",
                 "absent()",
@@ -200,6 +200,7 @@ async def test_label_every_kind_from_the_keyboard(app_factory, label_db: Path) -
                 "bounded negative",
                 "reason to believe they cover everything",
                 "ABSOLUTE",
+                "outruns its evidence",
             ],
         ),  # "there are no …" outruns a search that declares gaps
         (finding(label_db, "kind = 'coverage-gap'"), "2", "fp", ["cannot cover", "incidents filed by email"]),

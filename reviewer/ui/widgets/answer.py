@@ -14,6 +14,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.widgets import Static
 
+from reviewer.review.typed_fields import field_lines, place_all
 from reviewer.ui.widgets.safe import FIELD_LIMIT, clip, inert_mapped, more_marker
 
 #: style per finding kind (anything else gets DEFAULT_SPAN)
@@ -80,6 +81,65 @@ def highlighted_answer(
     return text, placed
 
 
+def highlighted_fields(
+    answer: str | None,
+    findings: list[dict[str, Any]],
+    *,
+    current: str | None = None,
+    limit: int = FIELD_LIMIT,
+) -> tuple[Text, dict[str, tuple[int, int]]] | None:
+    """A typed (JSON) answer as its `path: value` lines, each finding on a field highlighted at the exact
+    characters of its UTF-16 span inside that field's value; None when the answer is not typed.
+
+    Positions returned index the drawn Text. Lines past `limit` drawn characters are left out, said so.
+    """
+    lines = field_lines(answer)
+    if lines is None:
+        return None
+    spans = [
+        (
+            f["id"],
+            f.get("field"),
+            (f.get("span_utf16") or {}).get("start"),
+            (f.get("span_utf16") or {}).get("end"),
+        )
+        for f in findings
+        if f.get("span_utf16")
+    ]
+    where = place_all(answer, spans)
+    by_line: dict[int, list[tuple[str, int, int]]] = {}
+    for key, (number, start, end) in where.items():
+        by_line.setdefault(number, []).append((key, start, end))
+    kinds = {f["id"]: f.get("kind") for f in findings}
+    text = Text()
+    placed: dict[str, tuple[int, int]] = {}
+    drawn = 0
+    for number, line in enumerate(lines):
+        if drawn >= limit:
+            text.append_text(more_marker(sum(len(rest) for rest in lines[number:])))
+            break
+        shown, cut = clip(line, limit - drawn)
+        safe, mapping = inert_mapped(shown)
+        base = len(text.plain)
+        text.append(safe)
+        for key, start, end in sorted(by_line.get(number, []), key=lambda m: (m[1], m[2])):
+            if end > len(shown):
+                continue
+            if mapping is not None:
+                start, end = mapping[start], mapping[end]
+            placed[key] = (base + start, base + end)
+            text.stylize(span_style(kinds.get(key)), base + start, base + end)
+        drawn += len(shown)
+        if cut:
+            text.append(" ")
+            text.append_text(more_marker(cut))
+        text.append("\n")
+    if current and current in placed:
+        text.stylize(CURRENT_SPAN, *placed[current])
+    text.rstrip()
+    return text, placed
+
+
 class AnswerView(Static, can_focus=False):
     """Draws `highlighted_answer`; keeps the Text (`answer_text`) and span positions for tests and scrolling.
 
@@ -133,6 +193,8 @@ class AnswerView(Static, can_focus=False):
         self._mapping: list[int] | None = None
         self._shown = 0
         self._drawn_plain: str | None = None
+        #: a typed answer drawn as its `path: value` lines (drawn indices are not answer indices then)
+        self.showing_fields = False
 
     def show(self, answer: str | None, findings: list[dict[str, Any]], *, current: str | None = None) -> None:
         self.answer, self.findings, self.current = answer, findings, current
@@ -162,8 +224,16 @@ class AnswerView(Static, can_focus=False):
         return max(0, min(bisect_right(self._mapping, index) - 1, self._shown))
 
     def _draw(self) -> None:
+        typed = (
+            None
+            if self.selecting or not self.answer
+            else highlighted_fields(self.answer, self.findings, current=self.current)
+        )
+        self.showing_fields = typed is not None
         if not self.answer:
             self.answer_text, self.placed = Text("(no answer recorded)", style="dim italic"), {}
+        elif typed is not None:  # a typed answer as its fields; selecting words shows the recorded JSON
+            self.answer_text, self.placed = typed
         else:
             self.answer_text, self.placed = highlighted_answer(
                 self.answer, self.findings, current=self.current
@@ -212,7 +282,7 @@ class AnswerView(Static, can_focus=False):
     def offset_of_line(self, line: int) -> int:
         """The answer index of the first character on wrapped line `line`."""
         starts = self._line_starts()
-        if not starts:
+        if not starts or self.showing_fields:
             return 0
         return self._to_answer(starts[max(0, min(line, len(starts) - 1))])
 
@@ -238,7 +308,7 @@ class AnswerView(Static, can_focus=False):
     def mouse_span(self) -> tuple[int, int] | None:
         """The answer indices under a mouse selection in this widget, if there is one."""
         selection = self.text_selection
-        if selection is None or not self.answer:
+        if selection is None or not self.answer or self.showing_fields:
             return None
         lines = self.answer_text.plain.split("\n")
         starts = [0]

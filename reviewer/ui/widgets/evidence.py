@@ -33,13 +33,6 @@ BOUNDED_VS_ABSOLUTE = (
     "A bounded negative (“not found in these sources”) needs only these searches; an absolute one "
     "(“does not exist”, “there are no…”) also needs a reason to believe they cover everything."
 )
-#: wording that scopes a negative to the search that was made (a heuristic hint, never a verdict)
-_BOUNDED_WORDING = re.compile(
-    r"\b(found|find|finds|search(ed|es)?|returned|came up|come up|results?|according to|did not see|"
-    r"didn't see|checked|looked|in (these|the) (sources?|store|index|logs?|records?|results?))\b",
-    re.IGNORECASE,
-)
-
 CHANNELS = {
     "typed-negative": "typed negative refused (a cited negative was not established)",
     "evidence-gate": "evidence gate (values in the answer appear in no tool result)",
@@ -66,13 +59,6 @@ def channel_text(channel: str | None) -> str:
     if channel.startswith("stopped-early:"):
         return f"cut short ({channel.split(':', 1)[1]})"
     return channel
-
-
-def negative_scope(clause: str | None) -> str | None:
-    """'bounded' when the wording scopes the negative to a search, else 'absolute' (None: no clause)."""
-    if not clause:
-        return None
-    return "bounded" if _BOUNDED_WORDING.search(clause) else "absolute"
 
 
 # -- pieces -----------------------------------------------------------------------------------------------------
@@ -212,6 +198,15 @@ def read_text(read: dict[str, Any]) -> Text:
         out.append_text(
             _line("     ", ("declares no coverage (what it checked is not recorded)", "dim italic"))
         )
+    if "complete" in read:
+        if read.get("complete"):
+            out.append_text(
+                _line("     ", (f"{'complete':<13}", "bold green"), _one(read["complete"], 200, "bold"))
+            )
+        else:
+            out.append_text(
+                _line("     ", ("declares no completeness (a checked list is not one)", "dim italic"))
+            )
     return out
 
 
@@ -232,7 +227,13 @@ def _names_reads(finding: dict[str, Any]) -> bool:
     )
 
 
-def reads_text(ev: dict[str, Any], *, title: str = "READS IT RESTS ON", unnamed: str | None = None) -> Text:
+def reads_text(
+    ev: dict[str, Any],
+    *,
+    title: str = "READS IT RESTS ON",
+    unnamed: str | None = None,
+    none: str = "  the run made no tool calls: no read was recorded",
+) -> Text:
     """The tool calls the finding names (or every call of the run, said so when it names none)."""
     finding = ev["finding"]
     reads = ev.get("reads") or []
@@ -247,7 +248,7 @@ def reads_text(ev: dict[str, Any], *, title: str = "READS IT RESTS ON", unnamed:
             )
         )
     if not reads:
-        out.append_text(_line(("  the run made no tool calls: nothing was searched", "bold yellow")))
+        out.append_text(_line((none, "bold yellow")))
     for read in reads[:40]:
         out.append_text(read_text(read))
     if len(reads) > 40:
@@ -255,36 +256,58 @@ def reads_text(ev: dict[str, Any], *, title: str = "READS IT RESTS ON", unnamed:
     return out
 
 
-def scope_text(ev: dict[str, Any]) -> Text:
-    finding = ev["finding"]
-    reads = ev.get("reads") or []
-    gaps = sum(len(r.get("not_checked") or []) + len(r.get("cannot_cover") or []) for r in reads)
-    clause = finding.get("span_text") or (ev.get("sentence") or {}).get("text")
-    scope = negative_scope(clause)
+LICENSING_STYLES = {"outruns": "bold white on red", "licensed": "bold black on green"}
+
+
+def licensing_text(ev: dict[str, Any]) -> Text:
+    """Does the evidence license the wording: the class (a heuristic), the verdict, the named reads' gaps."""
+    lic = ev.get("licensing") or {}
     out = _line(("  ", ""), (BOUNDED_VS_ABSOLUTE, "italic"))
-    if scope == "absolute":
-        verdict = (
-            f"the reads declare {gaps} gap(s) (not checked / cannot cover), so they do not cover everything"
-            if gaps
-            else "look for a stated reason the reads cover everything"
+    assertion = lic.get("assertion")
+    out.append_text(
+        _line(
+            "  wording asserts ",
+            (
+                str(assertion).upper() if assertion else "NEITHER",
+                "bold red" if assertion == "absolute" else "bold",
+            ),
+            ("  (" + str(lic.get("note") or "heuristic") + ")", "dim"),
         )
+    )
+    gaps = lic.get("gaps") or []
+    if gaps:
         out.append_text(
-            _line(
-                "  wording reads as ",
-                ("ABSOLUTE", "bold red"),
-                (" (a wording heuristic)", "dim"),
-                f": {verdict}.",
-            )
+            _line("  gaps the named reads declare: ", _one("; ".join(map(str, gaps)), 600, "yellow"))
         )
-    elif scope == "bounded":
-        out.append_text(
-            _line(
-                "  wording reads as ",
-                ("BOUNDED", "bold green"),
-                (" (a wording heuristic)", "dim"),
-                ": the searches below are what licenses it.",
-            )
+    verdict = lic.get("licensing")
+    out.append_text(
+        _line(
+            "  verdict: ",
+            (f" {lic.get('verdict') or 'not judged'} ", LICENSING_STYLES.get(str(verdict), "bold")),
         )
+    )
+    return out
+
+
+def context_reads_text(ev: dict[str, Any]) -> Text:
+    """The turn's reads the finding does not name: shown apart, never counted as its evidence."""
+    reads = ev.get("context_reads") or []
+    out = _heading("CONTEXT: OTHER READS OF THE TURN (not evidence for this clause)")
+    if not reads:
+        out.append_text(_line(("  none", "dim italic")))
+    for read in reads[:40]:
+        out.append_text(read_text(read))
+    if len(reads) > 40:
+        out.append_text(_line((f"  … {len(reads) - 40} more calls", "dim italic")))
+    return out
+
+
+def no_read_text(ev: dict[str, Any]) -> Text:
+    note = ev.get("no_read") or {}
+    out = _heading("NO READ")
+    out.append_text(_line("  ", _one(note.get("text"), 200, "bold yellow")))
+    if note.get("ledger_incomplete"):
+        out.append_text(_line("  ", _one(note.get("caveat"), 300, "bold red")))
     return out
 
 
@@ -540,11 +563,16 @@ def evidence_text(
     else:
         sentence = sentence_text(ev)
         if sentence is not None or finding.get("span_text"):
-            out.append_text(_heading("FLAGGED CLAUSE, IN ITS SENTENCE"))
+            field = (ev.get("sentence") or {}).get("field")
+            out.append_text(
+                _heading(
+                    f"FLAGGED CLAUSE, IN ITS SENTENCE (field {field})"
+                    if field
+                    else "FLAGGED CLAUSE, IN ITS SENTENCE"
+                )
+            )
             if sentence is not None:
                 out.append_text(Text.assemble("  ", sentence, "\n"))
-            if kind in ("negative-claim", "negative-claim-note"):
-                out.append_text(scope_text(ev))
         elif finding.get("field") and finding.get("span_utf16"):
             out.append_text(_line(("  unplaceable: the span does not fit the answer", "dim italic")))
         if kind == "evidence-gate" and finding.get("refs"):
@@ -558,12 +586,27 @@ def evidence_text(
             out.append_text(_heading("REFS"))
             out.append_text(pretty_json(finding["refs"], limit=2_000))
             out.append("\n")
-        unnamed = (
-            "  the gate looks through every tool result; every call of the run:"
-            if kind == "evidence-gate"
-            else None
-        )
-        out.append_text(reads_text(ev, unnamed=unnamed))
+        if "no_read" in ev:
+            out.append_text(no_read_text(ev))
+        if "licensing" in ev:
+            out.append_text(_heading("DOES THE EVIDENCE LICENSE THE WORDING?"))
+            out.append_text(licensing_text(ev))
+            out.append_text(
+                reads_text(
+                    ev,
+                    title="EVIDENCE: THE READS THE FINDING NAMES",
+                    unnamed="  the finding names no read: nothing here is its evidence",
+                    none="  no named read",
+                )
+            )
+            out.append_text(context_reads_text(ev))
+        else:
+            unnamed = (
+                "  the gate looks through every tool result; every call of the run:"
+                if kind == "evidence-gate"
+                else None
+            )
+            out.append_text(reads_text(ev, unnamed=unnamed))
     out.append_text(history_text(history))
     out.append_text(_line(("id ", "dim"), _one(finding.get("id"), 80, style="dim")))
     return out
