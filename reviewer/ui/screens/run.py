@@ -28,6 +28,7 @@ from reviewer.ui.widgets.evidence import evidence_text
 from reviewer.ui.widgets.run_list import WITHHELD_MARK
 from reviewer.ui.widgets.safe import safe_text
 from reviewer.ui.widgets.timeline import Timeline
+from reviewer.ui.widgets.typed_negatives import typed_negatives_for
 
 PROMPT_LIMIT = 4_000
 
@@ -115,6 +116,7 @@ class RunScreen(LabellingScreen):
                 yield Static(Text(""), id="prompt")
                 with VerticalScroll(id="answer-scroll"):
                     yield AnswerView(id="answer")
+                    yield Static(Text(""), id="typed-negatives")
             with Vertical(id="run-right"):
                 yield Timeline(id="timeline")
                 yield DetailPanel(id="detail")
@@ -162,6 +164,10 @@ class RunScreen(LabellingScreen):
             safe_text(run.get("prompt") or "(no prompt recorded)", limit=PROMPT_LIMIT)
         )
         self.answer.show(run.get("answer"), self.findings)
+        typed = typed_negatives_for(run.get("answer_negatives"))
+        account = self.query_one("#typed-negatives", Static)
+        account.update(typed if typed is not None else Text(""))
+        account.display = typed is not None
         self.marks["header"] = perf_counter()
         if self.focus_finding is not None:
             self._focus_finding(self.focus_finding)
