@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from reviewer.review.render_hints import filter_note
 
 from .caveats import caveat_lines, caveats_widget
 from .chart import ChartView
+from .decisions import decision_widgets
 from .graph import graph_widget
 from .plain import absent_lines, coverage_wrapper_lines, error_lines, value_widget
 from .plan import plan_views
@@ -40,6 +42,19 @@ def header_line(call: dict[str, Any]) -> Text:
         out.append_text(line(("  status: ", "dim"), (show(call["status"], 40), "bold")))
     out.append("   r: raw JSON", style="dim italic")
     return out
+
+
+#: characters of the arguments shown above a drawn result (the raw view, `r`, has them all)
+ARGS_LIMIT = 600
+
+
+def args_line(call: dict[str, Any]) -> Text:
+    """What was asked: the arguments sent to the tool, one bounded line of compact JSON."""
+    args = call.get("args")
+    if args in (None, {}, [], ""):
+        return line(("args: ", "bold"), ("(none recorded)", "dim"))
+    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    return line(("args: ", "bold"), show(text, ARGS_LIMIT))
 
 
 def refusal_lines(call: dict[str, Any], has_semantics: bool) -> list[Text]:
@@ -104,7 +119,11 @@ def build_drawn(
     rows = [r for r in coverage or [] if isinstance(r, dict) and r.get("call_id") == call_id]
     sem = call.get("semantics") if isinstance(call.get("semantics"), dict) else None
     result = call.get("result")
-    out: list[Widget] = [Static(header_line(call), classes="result-header")]
+    out: list[Widget] = [
+        Static(header_line(call), classes="result-header"),
+        Static(args_line(call), classes="result-args"),
+    ]
+    out += decision_widgets(call)
     if call.get("refused") or (call.get("status") == "invalid" and sem is not None):
         out.append(Static(Text("\n").join(refusal_lines(call, sem is not None)), classes="result-refusal"))
     if is_number(call.get("repeated")):
@@ -158,6 +177,7 @@ class ToolResultView(Vertical, can_focus=True):
     ToolResultView .result-caveats { border: round $warning; padding: 0 1; height: auto; }
     ToolResultView .result-refusal { border: heavy $error; padding: 0 1; height: auto; }
     ToolResultView .result-error { border: heavy $error; padding: 0 1; height: auto; }
+    ToolResultView .result-decisions { border: heavy $warning; padding: 0 1; height: auto; }
     ToolResultView .result-absent { border: round $secondary; padding: 0 1; height: auto; }
     ToolResultView .result-heading { margin-top: 1; }
     """

@@ -83,7 +83,7 @@ def _decision(walk: RunWalk, i: int) -> dict[str, Any]:
         )
     elif t == "permission.check":
         row.update(
-            by=_text(p.get("policyEngine")) or _text(p.get("actor")),
+            by=_text(p.get("policyEngine")),
             outcome=_text(p.get("result")),
             why=_text(p.get("rationale")) or _text(p.get("reason")),
             rule=_text(p.get("policyRuleId")),
