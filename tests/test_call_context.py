@@ -45,3 +45,14 @@ def test_completeness_and_decisions_are_kept_per_call(db: Database, tmp_path: Pa
     ]
     assert halted[1]["why"] == "wires need a human"
     assert run_header(db, RUN)["answer_negatives"]["sources"] == [{"toolName": "search", "checked": 1}]
+
+
+def test_real_recordings_declare_no_completeness_and_no_tool_decisions(db: Database) -> None:
+    """9.62.0 predates the search declaration's `complete`, and no real run here governs a tool call."""
+    from tests.conftest import SHARED_RECORDINGS
+
+    assert not ingest(db, [str(SHARED_RECORDINGS)]).quarantined
+    calls, complete, decisions = db.execute(
+        "SELECT count(*), count(complete), count(decisions) FROM tool_calls"
+    ).fetchone()
+    assert calls > 40 and (complete, decisions) == (0, 0)

@@ -2,8 +2,9 @@
 
 - `complete`: a search declaration's `complete` (negative-claims.md section 4, seed 000:
   `complete: 'within-arguments'`) where the recording carries one for the read: on `tools.absent`,
-  `tools.coverage_declared`, the semantic envelope's coverage, or the result's `af_absent` /
-  `af_coverage` wrapper. A `checked` list is never a completeness basis, so it is not read here.
+  `tools.coverage_declared`, the semantic envelope's coverage, the result's `af_absent` /
+  `af_coverage` wrapper, or the snapshot's `coverageDeclared` row. A `checked` list is never a
+  completeness basis, so it is not read here.
 - `decisions`: the `middleware.decision` rows at the tool (`before-tool` and `after-tool` moments, by
   `toolCallId`), `checkin.*` rows (by `toolCallId`), and `permission.check` results other than `allow`
   and `permission.halt`, placed on the call in flight for their tool (recording-format.md section 17
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.reading.extract.walk import RunWalk, as_dict, as_str
+from store.reading.extract.walk import RunWalk, as_dict, as_list, as_str
 from store.reading.text import bounded, dumps
 
 #: Decision rows kept per call; recorded text in them is cut to DECISION_TEXT characters.
@@ -52,6 +53,12 @@ def attach_complete(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
         if c["complete"] is None and isinstance(value, dict):
             wrapper = value if value.get("af_absent") is True else as_dict(value.get("af_coverage"))
             c["complete"] = complete_value(wrapper.get("complete"))
+    if walk.shared is not None:  # the snapshot's coverage ledger (the last run only)
+        for row in as_list(walk.shared.coverageDeclared):
+            r = as_dict(row)
+            call = calls.get(as_str(r.get("toolCallId")) or "")
+            if call is not None and call["complete"] is None:
+                call["complete"] = complete_value(r.get("complete"))
 
 
 def _text(value: Any) -> str | None:
