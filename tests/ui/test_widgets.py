@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.text import Text
 
 from reviewer.review.inert import inert
-from reviewer.ui.widgets.answer import CURRENT_SPAN, highlighted_answer
+from reviewer.ui.widgets.answer import CURRENT_SPAN, highlighted_answer, highlighted_fields
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, row_text
 from reviewer.ui.widgets.safe import cell, inert_mapped, pretty_json, safe_text
+from store.spans import utf16_span
 
 
 def _finding(fid: str, text: str, clause: str, kind: str = "negative-claim") -> dict:
@@ -73,3 +76,24 @@ def test_run_row_marks_withheld_and_fits_its_width() -> None:
     assert text.plain.startswith(WITHHELD_MARK) and f"{WITHHELD_MARK} refused" in text.plain
     assert "\x1b" not in text.plain and "—" in text.plain
     assert text.cell_len <= 160
+
+
+def test_typed_fields_highlight_inside_their_value_after_hostile_characters() -> None:
+    about = "\x1b[31m\u200b🚀 [bold]red[/bold]: nothing open for checkout"
+    answer = json.dumps({"summary": "ok", "negatives": [{"about": about}]}, ensure_ascii=False)
+    clause = "nothing open for checkout"
+    finding = {
+        "id": "f",
+        "kind": "negative-claim",
+        "field": "negatives[0].about",
+        "span_utf16": utf16_span(about, clause),
+    }
+    prose = {"id": "p", "kind": "negative-claim", "field": "answer", "span": {"start": 0, "end": 2}}
+    drawn = highlighted_fields(answer, [finding, prose], current="f")
+    assert drawn is not None
+    text, placed = drawn
+    assert text.plain.splitlines()[0] == "summary: ok"
+    assert "[bold]red[/bold]" in text.plain and "\x1b" not in text.plain  # markup literal, escape inert
+    assert text.plain[slice(*placed["f"])] == clause and "p" not in placed
+    assert any(s.style == CURRENT_SPAN and (s.start, s.end) == placed["f"] for s in text.spans)
+    assert highlighted_fields("plain prose", [finding]) is None

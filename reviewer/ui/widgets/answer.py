@@ -195,6 +195,7 @@ class AnswerView(Static, can_focus=False):
         self._drawn_plain: str | None = None
         #: a typed answer drawn as its `path: value` lines (drawn indices are not answer indices then)
         self.showing_fields = False
+        self._fields: tuple[Text, dict[str, tuple[int, int]]] | None = None
 
     def show(self, answer: str | None, findings: list[dict[str, Any]], *, current: str | None = None) -> None:
         self.answer, self.findings, self.current = answer, findings, current
@@ -202,6 +203,8 @@ class AnswerView(Static, can_focus=False):
         self._shown = len(shown)
         self._mapping = inert_mapped(shown)[1]
         self.words = word_spans(shown)
+        # a typed answer is parsed once; moving between findings only restyles the drawn fields
+        self._fields = highlighted_fields(answer, findings) if answer else None
         self._draw()
 
     def set_current(self, finding_id: str | None) -> None:
@@ -224,16 +227,14 @@ class AnswerView(Static, can_focus=False):
         return max(0, min(bisect_right(self._mapping, index) - 1, self._shown))
 
     def _draw(self) -> None:
-        typed = (
-            None
-            if self.selecting or not self.answer
-            else highlighted_fields(self.answer, self.findings, current=self.current)
-        )
+        typed = None if self.selecting or not self.answer else self._fields
         self.showing_fields = typed is not None
         if not self.answer:
             self.answer_text, self.placed = Text("(no answer recorded)", style="dim italic"), {}
         elif typed is not None:  # a typed answer as its fields; selecting words shows the recorded JSON
-            self.answer_text, self.placed = typed
+            self.answer_text, self.placed = typed[0].copy(), typed[1]
+            if self.current in self.placed:
+                self.answer_text.stylize(CURRENT_SPAN, *self.placed[self.current])
         else:
             self.answer_text, self.placed = highlighted_answer(
                 self.answer, self.findings, current=self.current
