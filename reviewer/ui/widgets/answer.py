@@ -152,7 +152,8 @@ class AnswerView(Static, can_focus=False):
     AnswerView { width: 1fr; height: auto; }
     """
     HELP: ClassVar[str] = (
-        "The run's answer. Highlighted spans are findings; `[`/`]` walk them; `m` selects words."
+        "The run's answer (a typed answer as its fields). Highlighted spans are findings; `[`/`]` walk them; "
+        "`m` selects words (of the recorded text)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,l", "extend(1)", "End →", show=False, id="answer.extend"),
