@@ -88,7 +88,8 @@ def queue_page(
         where.append("f.id > ?")
         params.append(after)
     sql = (
-        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome FROM findings f JOIN runs r ON r.key = f.run_key"
+        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome, r.delivered, r.delivered_as "
+        "FROM findings f JOIN runs r ON r.key = f.run_key"
         + (" WHERE " + " AND ".join(where) if where else "")
         + f" ORDER BY f.id LIMIT {int(limit)}"
     )
@@ -97,6 +98,7 @@ def queue_page(
     current = current_by_target(db, ids)
     for r in rows:
         r.pop("run_id_", None)
+        r["delivered"] = None if r["delivered"] is None else bool(r["delivered"])
         r["labels"] = current.get(r["id"], {})
     return rows
 
@@ -224,7 +226,8 @@ def _evidence_run(db: Database, run_key: str) -> dict[str, Any]:
     [run] = fetch_rows(
         db,
         "SELECT key AS run_key, run_id, agent_id, outcome, outcome_channel, outcome_detail, prompt, answer, "
-        "started_at FROM runs WHERE key = ?",
+        "started_at, delivered, delivered_as, delivery_headline, delivered_text, complete, dropped_events, "
+        "starts_mid_run FROM runs WHERE key = ?",
         [run_key],
     )
     calls = fetch_rows(

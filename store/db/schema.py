@@ -53,6 +53,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "coverage_gaps",
         "evictions",
         "pack_versions",
+        "delivered",
+        "delivered_as",
+        "delivery_headline",
+        "delivered_text",
+        "disposition",
     ),
     "tool_calls": (
         "run_key",
@@ -135,6 +140,16 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: runs columns m006_delivery adds (m001 creates the rest), with their types
+DELIVERY_COLUMNS = {
+    "delivered": "INTEGER",
+    "delivered_as": "TEXT",
+    "delivery_headline": "TEXT",
+    "delivered_text": "TEXT",
+    "disposition": "TEXT",
+}
+
+
 @migrations()
 def m001_core(db: Database) -> None:
     """Recordings, quarantine, runs and everything extracted from them."""
@@ -181,7 +196,7 @@ def m001_core(db: Database) -> None:
             times INTEGER NOT NULL DEFAULT 1,
             UNIQUE (path, code)
         )""")
-    cols = COLUMNS["runs"]
+    cols = [c for c in COLUMNS["runs"] if c not in DELIVERY_COLUMNS]  # added by m006_delivery
     db.execute(f"""
         CREATE TABLE runs (
             key TEXT PRIMARY KEY, recording_id INTEGER NOT NULL REFERENCES recordings(id),
@@ -324,6 +339,15 @@ def m005_pack_content_ids(db: Database) -> None:
     for column in ("candidate_hash", "baseline_hash"):
         for old, new in old_to_new.items():
             db.execute(f"UPDATE pack_trials SET {column} = ? WHERE {column} = ?", [new, old])
+
+
+@migrations()
+def m006_delivery(db: Database) -> None:
+    """What the person received (`delivered`, `delivered_as`, the headline saying so, the delivered text when
+    it is not the draft and the recording holds it) and the run's integrity disposition (which checks ran).
+    Old rows keep NULL until `reviewer reextract` (the extractor version is bumped) fills them."""
+    for column, kind in DELIVERY_COLUMNS.items():
+        db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
 
 SCHEMA_VERSION = len(migrations._migrations)
