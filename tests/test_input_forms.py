@@ -91,7 +91,11 @@ def test_multi_run_recording_splits_by_run_id(db: Database, db_path: Path) -> No
 
 def test_paused_run_keeps_its_consumer_scope_pause(db: Database, db_path: Path) -> None:
     ingest(db, [SHARED_RECORDINGS / "paused-awaiting-human-args-invalid.json"], db_path=str(db_path))
-    assert db.execute("SELECT count(*), max(outcome), max(delivered) FROM runs").fetchone() == (1, "paused", 0)
+    assert db.execute("SELECT count(*), max(outcome), max(delivered) FROM runs").fetchone() == (
+        1,
+        "paused",
+        0,
+    )
     # a pause awaits a person: not a withheld answer; the question is in what the run says it received
     assert db.execute("SELECT count(*) FROM findings WHERE kind = 'withheld-answer'").fetchone()[0] == 0
     headline = db.execute("SELECT delivery_headline FROM runs").fetchone()[0]

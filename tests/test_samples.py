@@ -60,10 +60,13 @@ def test_samples_ingest_as_documented(db: Database, db_path: Path) -> None:
         received = [(bool(r[3]), r[4]) for r in rows]
         assert received == RECEIVED.get(name, [(True, "drafted")] * runs), name
     # no sample's delivered answer is filed as a withheld answer
-    assert db.execute(
-        "SELECT count(*) FROM findings f JOIN runs r ON r.key = f.run_key "
-        "WHERE f.kind = 'withheld-answer' AND r.delivered = 1"
-    ).fetchone()[0] == 0
+    assert (
+        db.execute(
+            "SELECT count(*) FROM findings f JOIN runs r ON r.key = f.run_key "
+            "WHERE f.kind = 'withheld-answer' AND r.delivered = 1"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_astral_characters_before_a_span(db: Database, db_path: Path) -> None:

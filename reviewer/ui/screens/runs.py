@@ -84,7 +84,7 @@ class RunsScreen(BaseScreen):
                 compact=True,
             )
             yield Checkbox("findings", id="f-has-findings", compact=True)
-            yield Checkbox("undelivered", id="f-undelivered", compact=True)
+            yield Checkbox("no answer", id="f-undelivered", compact=True)
         yield Static(Text("loading…", style="dim"), id="runs-status")
         yield Static(header_text(), id="runs-columns")
         yield RunList(id="runs")
