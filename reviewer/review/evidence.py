@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reviewer.review.dangling import dangling_calls, failed_passes
 from store.vocab import DANGLING_REFERENCE, WITHHELD_ANSWER
 
 
@@ -69,6 +70,10 @@ def assemble_evidence(
             if grounds & set(e["dropped_tools"] or [])
         ] or run["evictions"]
         out["offered_tool"] = finding["tool_name"]
+        out["dangling"] = dangling_calls(
+            finding, run["tool_calls"], run["evictions"], run.get("ground_results") or {}
+        )
+        out["dangling"]["passes"] = failed_passes(run.get("disposition"))
     if finding["kind"] == WITHHELD_ANSWER:
         out["withheld"] = {
             "outcome": run["outcome"],
@@ -82,8 +87,25 @@ def assemble_evidence(
 
 
 def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
-    keys = ("run_key", "run_id", "agent_id", "outcome", "outcome_channel", "prompt", "answer", "started_at")
-    return {k: run.get(k) for k in keys}
+    keys = (
+        "run_key",
+        "run_id",
+        "agent_id",
+        "outcome",
+        "outcome_channel",
+        "prompt",
+        "answer",
+        "started_at",
+        "delivered",
+        "delivered_as",
+        "delivery_headline",
+        "starts_mid_run",
+        "dropped_events",
+    )
+    out = {k: run.get(k) for k in keys}
+    # a capped or mid-run recording lost its early events: its read ledger is incomplete
+    out["ledger_incomplete"] = bool(run.get("starts_mid_run")) or bool(run.get("dropped_events"))
+    return out
 
 
 def _sentence(text: str, start: int, end: int) -> dict[str, Any]:

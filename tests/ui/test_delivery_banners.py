@@ -7,6 +7,7 @@ as delivered with their problem, never WITHHELD; refused, denied, halted and pau
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,10 @@ FILES = {
     "capped bare": SHARED_RECORDINGS / "capped-recording-maxEvents-150.json",
     "clean": SHARED_RECORDINGS / "plain-tool-run.json",
     "dangling": SHARED_RECORDINGS / "window-eviction-dangling-reference.json",
+    "no-read": SAMPLES / "envelope-negative-claim-no-read.json",
 }
+#: written by the fixture: the no-read sample as a capped recorder would keep it (its first 5 events lost)
+CAPPED_NO_READ = "capped no-read"
 
 #: case -> (text the outcome banner must hold, text it must not, text the answer panel's title must hold)
 BANNERS = {
@@ -61,9 +65,20 @@ BANNERS = {
 }
 
 
+def capped_copy(source: Path, target: Path, dropped: int) -> Path:
+    """The envelope `source` as a capped recorder keeps it: the first `dropped` events gone, and said so."""
+    doc = json.loads(source.read_text())
+    doc["recording"]["events"] = doc["recording"]["events"][dropped:]
+    doc["run"].update(droppedEvents=dropped, firstRetainedEventIndex=dropped)
+    target.write_text(json.dumps(doc), encoding="utf-8")
+    return target
+
+
 @pytest.fixture(scope="module")
 def delivery_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("delivery") / "template.db"
+    root = tmp_path_factory.mktemp("delivery")
+    path = root / "template.db"
+    FILES[CAPPED_NO_READ] = capped_copy(FILES["no-read"], root / "capped-no-read.json", 5)
     db = open_database(path)
     report = ingest(db, [str(p) for p in FILES.values()], db_path=str(path))
     assert not report.quarantined, report.quarantined
@@ -203,3 +218,43 @@ async def test_the_checks_panel_counts_failing_passes(delivery_app: Any, deliver
         checks = drawn(screen, "#checks")
         line = next(x for x in checks.splitlines() if x.startswith("dangling-reference@compose"))
         assert "ran 6 times, failed 6 times" in line
+
+
+async def first_finding_evidence(pilot: Any, screen: Any) -> str:
+    """Walk to the first finding (`]`) and return the detail panel's text once its evidence is drawn."""
+    from reviewer.ui.widgets.detail import DetailPanel
+
+    panel = screen.query_one(DetailPanel)
+    await pilot.press("right_square_bracket")
+    await wait_until(pilot, lambda: (panel.showing or "").startswith("finding:"), timeout=60)
+    return "\n".join(str(w.render()) for w in panel.query(Static))
+
+
+async def test_dangling_evidence_lists_the_calls_made_while_the_ground_was_gone(
+    delivery_app: Any, delivery_db: Path
+) -> None:
+    async with delivery_app.run_test(size=(200, 80)) as pilot:
+        screen = await open_case(pilot, delivery_db, "dangling")
+        detail = await first_finding_evidence(pilot, screen)
+        assert "CALLS MADE WHILE THE GROUND WAS GONE" in detail
+        assert "the check failed on 6 of 6 passes" in detail
+        lines = detail.splitlines()
+        # f3..f7 were made after whats_here left the window; f7's screen id is in no evicted result
+        made = [line for line in lines if line.strip().startswith("screen_fire f")]
+        assert [line.split()[1] for line in made] == ["f3", "f4", "f5", "f6", "f7"]
+        invented = next(line for line in made if " f7 " in line)
+        assert "scr-9013" in invented and "not in the evicted result" in invented
+        assert all("not in the evicted result" not in line for line in made if " f7 " not in line)
+        assert "the ground was never re-fetched in this run" in detail
+
+
+@pytest.mark.parametrize("case", ["no-read", CAPPED_NO_READ])
+async def test_no_read_says_what_the_record_shows(delivery_app: Any, delivery_db: Path, case: str) -> None:
+    async with delivery_app.run_test(size=(200, 80)) as pilot:
+        screen = await open_case(pilot, delivery_db, case)
+        detail = await first_finding_evidence(pilot, screen)
+        assert "no-read: no read was recorded for this turn" in detail
+        assert "nothing was searched" not in detail
+        incomplete = "its ledger is incomplete" in detail
+        assert incomplete is (case == CAPPED_NO_READ)
+        assert screen.query_one("#recording-banner", Static).display is (case == CAPPED_NO_READ)
