@@ -28,8 +28,15 @@ _OUTCOMES = (
     ("paused", 3),
     ("contract_unmet", 2),
     ("cut_short", 1),
+    ("halted", 1),
     ("incomplete", 1),
 )
+#: what the person received after each synthetic outcome (delivered, delivered_as), as decide_delivery says
+_RECEIVED = {
+    "delivered": (1, "drafted"),
+    "contract_unmet": (1, "raw"),
+    "cut_short": (1, "fragment"),
+}
 
 
 def insert_synthetic_runs(
@@ -78,6 +85,8 @@ def insert_synthetic_runs(
                     "answer": f"Synthetic answer {i}: there are no open incidents for service {i % 97}.",
                     "outcome": outcome,
                     "outcome_channel": None if outcome == "delivered" else "synthetic",
+                    "delivered": _RECEIVED.get(outcome, (0, None))[0],
+                    "delivered_as": _RECEIVED.get(outcome, (0, None))[1],
                     "outcome_detail": orjson.dumps({"outcome": outcome, "summary": summary}).decode(),
                     "iterations": rng.randint(1, 6),
                     "tokens_in": 300,

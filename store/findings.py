@@ -12,7 +12,7 @@ from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import fetch_rows, finding_out
 from store.runs import resolve_run
-from store.vocab import disagreement_sql
+from store.vocab import DANGLING_REFERENCE, disagreement_sql
 
 
 def list_findings(
@@ -88,7 +88,8 @@ def queue_page(
         where.append("f.id > ?")
         params.append(after)
     sql = (
-        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome FROM findings f JOIN runs r ON r.key = f.run_key"
+        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome, r.delivered, r.delivered_as "
+        "FROM findings f JOIN runs r ON r.key = f.run_key"
         + (" WHERE " + " AND ".join(where) if where else "")
         + f" ORDER BY f.id LIMIT {int(limit)}"
     )
@@ -97,6 +98,7 @@ def queue_page(
     current = current_by_target(db, ids)
     for r in rows:
         r.pop("run_id_", None)
+        r["delivered"] = None if r["delivered"] is None else bool(r["delivered"])
         r["labels"] = current.get(r["id"], {})
     return rows
 
@@ -207,10 +209,35 @@ def evidence_rows(db: Database, finding_id: str) -> dict[str, Any]:
     if not rows:
         raise NotFound(f"no finding {finding_id!r} in this database")
     finding = finding_out(rows[0])
+    run = _evidence_run(db, finding["run_key"])
+    if finding["kind"] == DANGLING_REFERENCE:
+        run["ground_results"] = _evicted_results(db, finding["run_key"], run["evictions"])
     return {
         "finding": finding,
-        "run": _evidence_run(db, finding["run_key"]),
+        "run": run,
         "history": history(db, finding_id),
+    }
+
+
+#: An evicted result is read up to this many characters to tell remembered argument values from seen ones.
+GROUND_CHARS = 200_000
+
+
+def _evicted_results(
+    db: Database, run_key: str, evictions: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """call id -> {result, chars, cut} for every call whose result an eviction removed (bounded)."""
+    ids = sorted({c for e in evictions for c in e.get("call_ids") or []})
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    rows = db.execute(
+        f"SELECT call_id, substr(result, 1, ?), length(result) FROM tool_calls WHERE run_key = ? "
+        f"AND call_id IN ({marks})",
+        [GROUND_CHARS, run_key, *ids],
+    ).fetchall()
+    return {
+        cid: {"result": text or "", "chars": n or 0, "cut": (n or 0) > GROUND_CHARS} for cid, text, n in rows
     }
 
 
@@ -224,12 +251,13 @@ def _evidence_run(db: Database, run_key: str) -> dict[str, Any]:
     [run] = fetch_rows(
         db,
         "SELECT key AS run_key, run_id, agent_id, outcome, outcome_channel, outcome_detail, prompt, answer, "
-        "started_at, starts_mid_run, dropped_events FROM runs WHERE key = ?",
+        "started_at, delivered, delivered_as, delivery_headline, delivered_text, complete, dropped_events, "
+        "starts_mid_run, disposition FROM runs WHERE key = ?",
         [run_key],
     )
     calls = fetch_rows(
         db,
-        "SELECT call_id, tool_name, iteration, status, error, absent, complete, substr(args, 1, ?) AS args "
+        "SELECT call_id, seq, tool_name, iteration, status, error, absent, complete, substr(args, 1, ?) AS args "
         "FROM tool_calls WHERE run_key = ? ORDER BY seq",
         [ARGS_PREVIEW, run_key],
     )

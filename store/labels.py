@@ -224,14 +224,17 @@ def export_labels(db: Database) -> list[dict[str, Any]]:
     """Every label row with its finding and run, oldest first (the history, not only current labels)."""
     cur = db.execute(
         """SELECT l.*, f.kind AS finding_kind, f.message AS finding_message, f.span_text AS finding_span_text,
-                  f.codes AS finding_codes, f.pack_version AS finding_pack_version
-           FROM labels l LEFT JOIN findings f ON f.id = l.target_id ORDER BY l.id"""
+                  f.codes AS finding_codes, f.pack_version AS finding_pack_version,
+                  r.delivered AS delivered, r.delivered_as AS delivered_as
+           FROM labels l LEFT JOIN findings f ON f.id = l.target_id LEFT JOIN runs r ON r.key = l.run_key
+           ORDER BY l.id"""
     )
     names = [d[0] for d in cur.description]
     out = []
     for values in cur:
         row = dict(zip(names, values, strict=True))
         row.pop("id")
+        row["delivered"] = None if row["delivered"] is None else bool(row["delivered"])
         out.append(row)
     return out
 

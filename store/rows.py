@@ -30,6 +30,7 @@ JSON_COLUMNS = {
     "envelope_run",
     "decisions",
     "answer_negatives",
+    "disposition",
 }
 
 
@@ -58,7 +59,7 @@ def fetch_rows(
 def run_out(row: dict[str, Any]) -> dict[str, Any]:
     """A runs row as readers return it: `run_key` for `key`, flags as booleans."""
     row["run_key"] = row.pop("key")
-    for flag in ("complete", "starts_mid_run"):
+    for flag in ("complete", "starts_mid_run", "delivered"):
         if row.get(flag) is not None:
             row[flag] = bool(row[flag])
     return row

@@ -12,7 +12,7 @@ from sqlite_utils import Database
 
 from store.errors import NotFound
 from store.rows import fetch_rows, finding_out, run_out
-from store.vocab import withheld_sql
+from store.vocab import received_nothing_sql, withheld_sql
 
 RUN_LIST_COLUMNS = (
     "key",
@@ -26,6 +26,8 @@ RUN_LIST_COLUMNS = (
     "started_ms",
     "outcome",
     "outcome_channel",
+    "delivered",
+    "delivered_as",
     "tool_calls",
     "failed_calls",
     "findings",
@@ -65,6 +67,7 @@ def run_filters(
     pack_version: str | None = None,
     search: str | None = None,
     withheld: bool = False,
+    undelivered: bool = False,
 ) -> tuple[list[str], list[Any]]:
     """SQL conditions (on alias `r`) and parameters for the run filters the CLI and the app share."""
     where: list[str] = []
@@ -74,6 +77,8 @@ def run_filters(
         params.append(outcome)
     if withheld:
         where.append(withheld_sql("r.outcome"))
+    if undelivered:
+        where.append(received_nothing_sql("r.delivered", "r.outcome"))
     if has_findings:
         where.append("r.findings > 0")
     if kind:

@@ -16,28 +16,48 @@ from typing import Any
 DELIVERED = "delivered"
 #: the recording stops before the run ended: shown apart, never as withheld
 INCOMPLETE = "incomplete"
+#: a permission policy stopped the run (`permission.halt`): nothing delivered, no draft withheld
+HALTED = "halted"
+PAUSED = "paused"
 OUTCOMES = (
     DELIVERED,
     "withheld",
     "refused",
     "denied",
     "contract_unmet",
-    "paused",
+    PAUSED,
     "cut_short",
+    HALTED,
     INCOMPLETE,
 )
-#: outcomes after which the caller did receive the answer, or where we cannot say it was kept back
-NOT_WITHHELD = (DELIVERED, INCOMPLETE)
+#: outcomes whose drafted answer was kept from the person (negative-claims.md section 3): the only ones
+#: a withheld-answer finding, and its justified / wrong verdicts, apply to. A contract unmet (delivered raw),
+#: a cut-short or wrapped-up run (delivered), a pause (awaiting a person) and a halt (no draft) are not.
+WITHHOLDING = ("withheld", "refused", "denied")
+#: what the person received, when something was (`runs.delivered_as`; decided in store/reading/delivery.py)
+DELIVERED_AS = ("drafted", "raw", "fallback", "wrap-up", "fragment")
 
 
 def is_withheld(outcome: str | None) -> bool:
-    """True when the person received nothing: any known outcome but delivered or incomplete."""
-    return outcome is not None and outcome not in NOT_WITHHELD
+    """True when a drafted answer was kept from the person: refused, denied, or a typed negative withheld."""
+    return outcome in WITHHOLDING
 
 
 def withheld_sql(column: str) -> str:
     """`is_withheld` as an SQL condition on `column` (NULL is not withheld, as in Python)."""
-    return f"{column} NOT IN ({', '.join(repr(o) for o in NOT_WITHHELD)})"
+    return f"{column} IN ({', '.join(repr(o) for o in WITHHOLDING)})"
+
+
+def received_nothing(delivered: Any, outcome: str | None) -> bool:
+    """True when the recording shows the person received nothing (withheld, refused, denied, halted,
+    paused). An incomplete recording (no answer recorded) and a run read before `delivered` existed
+    (NULL, until `reviewer reextract`) are not counted: the record cannot say."""
+    return delivered is not None and not delivered and outcome != INCOMPLETE
+
+
+def received_nothing_sql(delivered_column: str, outcome_column: str) -> str:
+    """`received_nothing` as an SQL condition."""
+    return f"({delivered_column} = 0 AND {outcome_column} IS NOT '{INCOMPLETE}')"
 
 
 # -- finding kinds (the recording names most of them; these are the ones a rule depends on) ---------------------

@@ -24,6 +24,8 @@ RUN_FIELDS = {
     "tenant",
     "principal",
     "session_id",
+    "delivered",
+    "delivered_as",
 }
 FINDING_FIELDS = {"id", "run_id", "kind", "codes", "message", "span_text", "placeable", "pack_version"}
 
@@ -65,6 +67,24 @@ def test_show_json(ingested: Path) -> None:
     assert isinstance(run["evictions"], list) and isinstance(run["findings"], list)
     plain = _json(["show", "run-1796001919298-1", "--json", "--db", str(ingested)])
     assert plain["tool_calls"][0]["render"] is None
+
+
+def test_json_says_what_the_person_received(ingested: Path) -> None:
+    unmet = _json(["runs", "--json", "--outcome", "contract_unmet", "--db", str(ingested)])
+    assert [(r["delivered"], r["delivered_as"]) for r in unmet] == [(True, "raw")]
+    run = _json(["show", unmet[0]["run_key"], "--json", "--db", str(ingested)])
+    assert (run["delivered"], run["delivered_as"]) == (True, "raw")
+    assert run["delivery_headline"] == "delivered raw: failed its output contract"
+    assert [r["check"] for r in run["disposition"]["rows"]] == [
+        "invariant-violation",
+        "invariant-violation",
+        "dangling-reference",
+        "unsupported-claim",
+    ]
+    paused = _json(["show", "run-1796002101665-1", "--json", "--db", str(ingested)])
+    assert (paused["outcome"], paused["delivered"], paused["delivered_as"]) == ("paused", False, None)
+    text = CliRunner().invoke(cli, ["show", "run-1796002023213-3", "--db", str(ingested)]).output
+    assert "received: WITHHELD: Refused by the evidence gate" in text
 
 
 def test_show_unknown_run_is_a_clear_error(ingested: Path) -> None:

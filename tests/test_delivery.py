@@ -72,10 +72,12 @@ def plain_reading(path: Path) -> list[tuple[bool, str | None]]:
             runs.setdefault(rid, [])
         if current is not None:
             runs[current].append(e)
-    return [_received(evs) for evs in runs.values()]
+    return [received(evs) for evs in runs.values()]
 
 
-def _received(evs: list[dict[str, Any]]) -> tuple[bool, str | None]:
+def received(evs: list[dict[str, Any]]) -> tuple[bool, str | None]:
+    """(delivered, delivered_as) of one run's events, by recording-format.md section 10, with `json` alone."""
+
     def of(t: str) -> list[dict[str, Any]]:
         return [e.get("payload") or {} for e in evs if e["type"] == "agentfootprint." + t]
 
@@ -106,7 +108,7 @@ def _received(evs: list[dict[str, Any]]) -> tuple[bool, str | None]:
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_every_real_recording_says_what_the_person_received(path: Path) -> None:
+def test_every_real_recording_says_what_the_personreceived(path: Path) -> None:
     got = store_reading(path)
     expected = EXPECTED.get(path.name, [DRAFTED] * len(got))
     assert got == expected
@@ -175,7 +177,7 @@ def test_delivery_cases(name: str) -> None:
         delivered_as,
         withheld,
     )
-    assert _received(events) == (delivered, delivered_as)
+    assert received(events) == (delivered, delivered_as)
 
 
 def test_banners_name_the_problem_not_withholding() -> None:

@@ -91,9 +91,15 @@ def test_multi_run_recording_splits_by_run_id(db: Database, db_path: Path) -> No
 
 def test_paused_run_keeps_its_consumer_scope_pause(db: Database, db_path: Path) -> None:
     ingest(db, [SHARED_RECORDINGS / "paused-awaiting-human-args-invalid.json"], db_path=str(db_path))
-    assert db.execute("SELECT count(*), max(outcome) FROM runs").fetchone() == (1, "paused")
-    summary = db.execute("SELECT message FROM findings WHERE kind = 'withheld-answer'").fetchone()[0]
-    assert "Approve refund of 80.00 on ORD-9?" in summary
+    assert db.execute("SELECT count(*), max(outcome), max(delivered) FROM runs").fetchone() == (
+        1,
+        "paused",
+        0,
+    )
+    # a pause awaits a person: not a withheld answer; the question is in what the run says it received
+    assert db.execute("SELECT count(*) FROM findings WHERE kind = 'withheld-answer'").fetchone()[0] == 0
+    headline = db.execute("SELECT delivery_headline FROM runs").fetchone()[0]
+    assert headline == "paused, awaiting a person: Approve refund of 80.00 on ORD-9?"
 
 
 def test_parallel_workers_give_the_same_rows_as_one_process(tmp_path: Path) -> None:

@@ -75,3 +75,14 @@ def test_evidence_for_a_coverage_gap_names_the_read(loaded: Database) -> None:
     assert read["tool_name"] == "flogi_lookup" and read["absent"] is True
     assert [c["what"] for c in read["cannot_cover"]] == ["ports on the peer fabric"]
     assert len(read["checked"]) == 2
+
+
+def test_queue_rows_say_what_the_person_received(loaded: Database) -> None:
+    rows = queue_page(loaded, limit=10_000)
+    by_outcome = {(r["outcome"], r["delivered"], r["delivered_as"]) for r in rows}
+    assert ("delivered", True, "drafted") in by_outcome
+    assert ("refused", False, None) in by_outcome and ("denied", False, None) in by_outcome
+    # only withheld drafts are queued as withheld answers: not the contract unmet (delivered raw), not the pause
+    withheld = [r for r in rows if r["kind"] == "withheld-answer"]
+    assert sorted(r["outcome"] for r in withheld) == ["denied", "refused"]
+    assert all(r["delivered"] is False for r in withheld)

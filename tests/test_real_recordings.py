@@ -15,7 +15,9 @@ import pytest
 from sqlite_utils import Database
 
 from store.db.ingest import ingest
+from store.runs import get_run, list_runs
 from tests.conftest import SHARED_RECORDINGS
+from tests.test_delivery import received
 
 FILES = sorted(SHARED_RECORDINGS.glob("*.json"))
 
@@ -27,6 +29,9 @@ EXPECTED_OUTCOMES = {
     "paused-awaiting-human-args-invalid.json": ["paused"],
     "multi-turn-conversation-identity.json": ["delivered", "delivered", "delivered"],
 }
+#: outcomes whose draft was kept from the person (negative-claims.md section 3): only these get a
+#: withheld-answer finding
+WITHHOLDING_OUTCOMES = ("refused", "denied", "withheld")
 
 
 def _events(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -76,7 +81,10 @@ def independent_reading(path: Path) -> dict[str, dict[str, Any]]:
         context_errors = [e for e in evs if _t(e) == "integrity.context_error"]
         gate = [e for e in evs if _t(e) == "agent.evidence_checked"]
         gate_findings = 1 if gate and gate[-1]["payload"]["unsupported"] else 0
+        dispositions = [e["payload"] for e in evs if _t(e) == "integrity.disposition"]
         out[rid] = {
+            "received": received(evs),
+            "disposition": dispositions[-1]["rows"] if dispositions else None,
             "tool_calls": len(call_ids),
             "coverage": len(items),
             "gaps": len(gaps),
@@ -112,8 +120,24 @@ def test_each_recording_matches_an_independent_reading(ingested: Database, path:
         [str(path)],
     ).fetchall()
     assert {r[0] for r in rows} == set(expected), "run count and ids"
+    received_by_store = {
+        r["run_id"]: (r["delivered"], r["delivered_as"])
+        for r in list_runs(ingested)
+        if r["source"] == str(path)
+    }
+    assert received_by_store == {rid: exp["received"] for rid, exp in expected.items()}
     for run_id, key, tool_calls, gaps, evictions, outcome in rows:
         exp = expected[run_id]
+        stored = get_run(ingested, key)
+        assert (stored["delivered"], stored["delivered_as"]) == exp["received"]
+        rows_seen = (stored["disposition"] or {}).get("rows")
+        if exp["disposition"] is None:
+            assert rows_seen is None
+        else:
+            keys = ("check", "seam", "checked", "findings", "notApplicable", "unreachable", "synthetic")
+            assert [{k: r[k] for k in keys} for r in rows_seen] == [
+                {k: r.get(k, 0) for k in keys} for r in exp["disposition"]
+            ]
         assert tool_calls == exp["tool_calls"]
         assert (
             ingested.execute("SELECT count(*) FROM tool_calls WHERE run_key = ?", [key]).fetchone()[0]
@@ -136,7 +160,7 @@ def test_each_recording_matches_an_independent_reading(ingested: Database, path:
         assert context_kinds == exp["context_errors"]
         assert kinds.get("evidence-gate", 0) == exp["gate_findings"]
         assert kinds.get("coverage-gap", 0) == exp["gaps"]
-        assert kinds.get("withheld-answer", 0) == (0 if outcome == "delivered" else 1)
+        assert kinds.get("withheld-answer", 0) == (1 if outcome in WITHHOLDING_OUTCOMES else 0)
     outcomes = [r[5] for r in rows]
     assert outcomes == EXPECTED_OUTCOMES.get(path.name, ["delivered"] * len(rows))
 

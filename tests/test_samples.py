@@ -19,6 +19,24 @@ EXPECTED = {
     "semantics-render-defaults.json": (1, 5, 0, ["delivered"]),
     "multi-run-session.json": (2, 2, 1, ["delivered", "delivered"]),
     "bugreport-negative-claim.zip!envelope.json": (1, 1, 1, ["delivered"]),
+    "wrapped-up-max-iterations.json": (1, 2, 0, ["cut_short"]),
+    "cut-short-max-iterations.json": (1, 1, 0, ["cut_short"]),
+    "schema-failed-delivered-raw.json": (1, 1, 0, ["contract_unmet"]),
+    "output-fallback-delivered.json": (1, 1, 0, ["contract_unmet"]),
+    "halted-by-permission-policy.json": (1, 2, 0, ["halted"]),
+    "typed-answer-span-delivered.json": (1, 1, 1, ["delivered"]),
+    "typed-negatives-state-searched.json": (1, 1, 0, ["delivered"]),
+}
+
+# From the README's outcome column: file -> what the person received, (delivered, delivered_as), per run
+RECEIVED = {
+    "typed-negatives-withheld.json": [(False, None)],
+    "wrapped-up-max-iterations.json": [(True, "wrap-up")],
+    "cut-short-max-iterations.json": [(True, "fragment")],
+    "schema-failed-delivered-raw.json": [(True, "raw")],
+    "output-fallback-delivered.json": [(True, "fallback")],
+    "halted-by-permission-policy.json": [(False, None)],
+    "typed-negatives-state-searched.json": [(True, "fallback")],
 }
 
 
@@ -30,7 +48,8 @@ def test_samples_ingest_as_documented(db: Database, db_path: Path) -> None:
     for name, (runs, calls, claims, outcomes) in EXPECTED.items():
         rows = db.execute(
             "SELECT r.tool_calls, r.outcome, (SELECT count(*) FROM findings f WHERE f.run_key = r.key AND "
-            "f.kind IN ('negative-claim', 'negative-claim-note', 'unread-unit')) FROM runs r "
+            "f.kind IN ('negative-claim', 'negative-claim-note', 'unread-unit')), r.delivered, r.delivered_as "
+            "FROM runs r "
             "JOIN recordings c ON c.id = r.recording_id WHERE c.source = ? ORDER BY r.started_ms",
             [str(SAMPLES / name)],
         ).fetchall()
@@ -38,6 +57,16 @@ def test_samples_ingest_as_documented(db: Database, db_path: Path) -> None:
         assert sum(r[0] for r in rows) == calls, name
         assert sum(r[2] for r in rows) == claims, name
         assert [r[1] for r in rows] == outcomes, name
+        received = [(bool(r[3]), r[4]) for r in rows]
+        assert received == RECEIVED.get(name, [(True, "drafted")] * runs), name
+    # no sample's delivered answer is filed as a withheld answer
+    assert (
+        db.execute(
+            "SELECT count(*) FROM findings f JOIN runs r ON r.key = f.run_key "
+            "WHERE f.kind = 'withheld-answer' AND r.delivered = 1"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_astral_characters_before_a_span(db: Database, db_path: Path) -> None:

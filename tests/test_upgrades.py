@@ -69,3 +69,28 @@ def test_corrupt_file_is_reported_never_overwritten(tmp_path: Path, content: byt
     with pytest.raises(DatabaseCorruptError, match=str(db_file)):
         open_database(db_file)
     assert db_file.read_bytes() == content
+
+
+def test_reextract_fills_what_the_person_received_on_an_old_database(tmp_path: Path) -> None:
+    from store.db.reextract import reextract
+    from store.runs import list_runs
+
+    db_file = tmp_path / "old.db"
+    shutil.copy(OLD, db_file)
+    db = open_database(db_file)
+    before = {r["run_id"]: (r["delivered"], r["delivered_as"]) for r in list_runs(db)}
+    assert set(before.values()) == {(None, None)}  # not guessed from the old outcome: unknown until re-read
+    done, failures = reextract(db)
+    assert (done, failures) == (2, [])
+    after = {r["run_id"]: (r["outcome"], r["delivered"], r["delivered_as"]) for r in list_runs(db)}
+    assert after == {
+        "run-1796002007389-1": ("delivered", True, "drafted"),  # unsupported-claim-findings.json
+        "run-1796002023213-3": ("refused", False, None),  # evidence-gate-rails-refused.json
+    }
+    # the refused run keeps its withheld-answer finding, so the 'justified' label still attaches
+    assert (
+        db.execute("SELECT count(*) FROM current_labels l JOIN findings f ON f.id = l.target_id").fetchone()[
+            0
+        ]
+        == 3
+    )

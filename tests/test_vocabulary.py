@@ -14,7 +14,7 @@ from reviewer.review.stats import label_state as stats_label_state
 from reviewer.ui.screens.queue import STATES
 from reviewer.ui.widgets.evidence import evidence_text, verdict_for
 from reviewer.ui.widgets.finding_list import label_state as list_label_state
-from reviewer.ui.widgets.run_list import WITHHELD_MARK, outcome_text
+from reviewer.ui.widgets.run_list import PAUSED_MARK, WITHHELD_MARK, outcome_text
 from reviewer.ui.widgets.timeline import label_marks, timeline_row_text
 from store import labels, vocab
 from store.db.connection import open_database
@@ -36,8 +36,23 @@ RECORDINGS = [
     )
 ]
 
-#: outcome -> did the person receive nothing
-WITHHELD_CASES = [(o, o not in ("delivered", "incomplete")) for o in vocab.OUTCOMES] + [(None, False)]
+#: outcome -> was a drafted answer kept from the person (negative-claims.md section 3: a contract unmet is
+#: delivered raw, a cut-short run delivered, a pause awaits a person, a halt had no draft)
+WITHHELD_CASES = [(o, o in ("withheld", "refused", "denied")) for o in vocab.OUTCOMES] + [(None, False)]
+
+#: (outcome, delivered) as stored -> did the person receive nothing (NULL: read before `delivered` existed)
+NOTHING_CASES = [
+    ("delivered", 1, False),
+    ("contract_unmet", 1, False),
+    ("cut_short", 1, False),
+    ("refused", 0, True),
+    ("denied", 0, True),
+    ("withheld", 0, True),
+    ("halted", 0, True),
+    ("paused", 0, True),
+    ("incomplete", 0, False),
+    ("refused", None, False),
+]
 
 #: a target's label history as (reviewer, verdict or "undo") -> {reviewer: current verdict}
 HISTORY_CASES = [
@@ -84,7 +99,22 @@ def test_withheld_rule_agrees_in_python_sql_and_ui(outcome: str | None, withheld
     where, params = run_filters(mem, withheld=True)
     rows = mem.execute(f"SELECT key FROM runs r WHERE {' AND '.join(where)}", params).fetchall()
     assert bool(rows) is withheld
-    assert outcome_text(outcome, 30).plain.startswith(WITHHELD_MARK) is withheld
+
+
+@pytest.mark.parametrize(("outcome", "delivered", "nothing"), NOTHING_CASES)
+def test_received_nothing_agrees_in_python_sql_and_ui(
+    outcome: str, delivered: int | None, nothing: bool
+) -> None:
+    stored = None if delivered is None else bool(delivered)
+    assert vocab.received_nothing(stored, outcome) is nothing
+    mem = Database(memory=True)
+    mem.execute("CREATE TABLE runs (key TEXT, outcome TEXT, delivered INTEGER)")
+    mem.execute("INSERT INTO runs VALUES ('r', ?, ?)", [outcome, delivered])
+    where, params = run_filters(mem, undelivered=True)
+    rows = mem.execute(f"SELECT key FROM runs r WHERE {' AND '.join(where)}", params).fetchall()
+    assert bool(rows) is nothing
+    marked = outcome_text(outcome, 30, stored).plain.startswith((WITHHELD_MARK, PAUSED_MARK))
+    assert marked is nothing
 
 
 def test_withheld_answer_findings_follow_the_outcome(loaded: Database) -> None:

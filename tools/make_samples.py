@@ -488,21 +488,25 @@ class RunBuilder:
         route_events: list[tuple[str, dict]] | None = None,
         tail_events: list[tuple[str, dict]] | None = None,
         turn_end_extra: dict | None = None,
+        chosen: str = "final",
+        rationale: str = "LLM produced no tool calls \u2014 final answer",
+        pending_tool_calls: int = 0,
     ) -> None:
         """The answering iteration. `route_events` are filed at sf-route#N after route_decided (where the
         prose observer sees the terminal answer); `tail_events` at the pseudo stage findings#0 between
-        turn_end and the disposition."""
+        turn_end and the disposition. `chosen`/`pending_tool_calls` describe a turn a budget stopped (the
+        model still asked for tools; the route wrapped up or cut short)."""
         self.iteration += 1
         base = 22 * (self.iteration - 1)
         self._compose(base)
-        self._llm(base, answer, 0)
+        self._llm(base, answer, pending_tool_calls)
         self.emit(
             "agent.route_decided",
             {
                 "turnIndex": 0,
                 "iterIndex": self.iteration,
-                "chosen": "final",
-                "rationale": "LLM produced no tool calls \u2014 final answer",
+                "chosen": chosen,
+                "rationale": rationale,
             },
             f"sf-route#{base + 21}",
             1,
@@ -576,7 +580,12 @@ def prune_tree(node: dict, shift: int) -> dict:
 
 
 def build_snapshot(
-    template: dict, run: RunBuilder, *, turn_number: int = 1, conversation_id: str | None = None
+    template: dict,
+    run: RunBuilder,
+    *,
+    turn_number: int = 1,
+    conversation_id: str | None = None,
+    shared_extra: dict | None = None,
 ):
     snap = template["snapshot"]
     old_ss = snap["sharedState"]
@@ -631,6 +640,7 @@ def build_snapshot(
         ss[key] = override.get(key, value)
     if run.coverage_rows:
         ss["coverageDeclared"] = run.coverage_rows
+    ss.update(shared_extra or {})
     if run.last_results or "lastToolResult" in old_ss:
         ss["lastToolResult"] = override["lastToolResult"]
         ss["toolResults"] = override["toolResults"]
@@ -1420,6 +1430,366 @@ def sample_bundle_run(tpl: dict) -> tuple[dict, RunBuilder]:
     return envelope(bare(tpl, [run]), run), run
 
 
+# --------------------------------------------------------------------------------------------- what was delivered
+# Samples for issue #12 point 1: answers delivered with a problem (raw, fallback, wrap-up, fragment), a run
+# halted by a permission policy (nothing delivered), a delivered typed answer with a span and a delivered
+# typed-negative fallback. Payloads follow src/events/payloads.ts and src/core/agent/stages/route.ts
+# (recording-format.md section 10).
+
+REFUND_ORDER = tool_schema(
+    "refund_order", "Refund one order in full", {"order_id": "string", "amount": "string"}, ["order_id"]
+)
+GET_ORDER = tool_schema("get_order", "Read one order by id", {"order_id": "string"}, ["order_id"])
+SCAN_HOSTS = tool_schema(
+    "scan_hosts", "List hosts of one region with their patch level", {"region": "string"}, []
+)
+LOGIN_AUDIT = tool_schema(
+    "login_audit",
+    "Failed logins for one account over a window",
+    {"account": "string", "window": "string"},
+    [],
+)
+
+
+def _desk_run(run_id: str, start_ms: int, agent_id: str, tools: list[dict]) -> RunBuilder:
+    return RunBuilder(
+        run_id=run_id,
+        start_ms=start_ms,
+        agent_id=agent_id,
+        system_prompt="You are the operations desk assistant. Answer from tool results only.",
+        tools=tools,
+        identity={"principal": "user-3318", "tenant": "initech"},
+    )
+
+
+def _hosts(region: str, names: list[str]) -> dict:
+    return {"region": region, "hosts": [{"host": n, "patch": "2026-11"} for n in names]}
+
+
+def sample_wrapped_up(tpl: dict) -> tuple[dict, RunBuilder]:
+    """wrapped-up-max-iterations.json: maxIterations 2 reached with a call pending; the wrap-up answer
+    (tools withheld, one more call) IS the turn's answer: delivered, marked wrappedUp."""
+    run = _desk_run("run-1796003640000-1", 1796003640000, "ops-desk", [SCAN_HOSTS])
+    run.start("Which hosts in eu-west-1 and us-east-1 are behind on patches?")
+    run.tool_iteration(
+        "Scanning eu-west-1.",
+        [Call("scan_hosts", "call-scan-1", {"region": "eu-west-1"}, _hosts("eu-west-1", ["web-1", "web-2"]))],
+    )
+    run.tool_iteration(
+        "Scanning us-east-1.",
+        [Call("scan_hosts", "call-scan-2", {"region": "us-east-1"}, _hosts("us-east-1", ["api-1"]))],
+    )
+    stopped = {"reason": "max-iterations", "iteration": 3, "pendingToolCalls": 1}
+    answer = "Summary so far: web-1, web-2 (eu-west-1) and api-1 (us-east-1) are on the 2026-11 patch level."
+    run.final(
+        answer,
+        chosen="wrap-up",
+        rationale="maxIterations reached \u2014 wrapping up with tools withheld",
+        route_events=[
+            ("cost.limit_hit", {"kind": "max_iterations", "limit": 3, "actual": 3, "action": "abort"}),
+            (
+                "agent.budget_exhausted",
+                {
+                    "reason": "max-iterations",
+                    "iteration": 3,
+                    "limit": 3,
+                    "pendingToolCalls": 1,
+                    "action": "wrapped-up",
+                },
+            ),
+        ],
+        turn_end_extra={"stoppedEarly": {**stopped, "wrappedUp": True}},
+    )
+    shared = {"stoppedEarly": {**stopped, "answerWasEmpty": False, "wrappedUp": True}, "wrapUpAsked": True}
+    return bare(tpl, [run], shared_extra=shared), run
+
+
+def sample_cut_short(tpl: dict) -> tuple[dict, RunBuilder]:
+    """cut-short-max-iterations.json: maxIterations reached with no wrap-up configured; the caller got
+    "whatever text rode the last call", a fragment (delivered, cut short)."""
+    run = _desk_run("run-1796003700000-1", 1796003700000, "ops-desk", [SCAN_HOSTS])
+    run.start("Which hosts in every region are behind on patches?")
+    run.tool_iteration(
+        "Scanning eu-west-1.",
+        [Call("scan_hosts", "call-scan-1", {"region": "eu-west-1"}, _hosts("eu-west-1", ["web-1", "web-2"]))],
+    )
+    stopped = {"reason": "max-iterations", "iteration": 2, "pendingToolCalls": 1}
+    fragment = "eu-west-1 looks patched; next I will scan"
+    run.final(
+        fragment,
+        rationale="maxIterations reached \u2014 returning the last content",
+        pending_tool_calls=1,
+        route_events=[
+            ("cost.limit_hit", {"kind": "max_iterations", "limit": 2, "actual": 2, "action": "abort"}),
+            (
+                "agent.budget_exhausted",
+                {
+                    "reason": "max-iterations",
+                    "iteration": 2,
+                    "limit": 2,
+                    "pendingToolCalls": 1,
+                    "action": "cut-short",
+                },
+            ),
+        ],
+        turn_end_extra={"stoppedEarly": stopped},
+    )
+    return bare(tpl, [run], shared_extra={"stoppedEarly": {**stopped, "answerWasEmpty": False}}), run
+
+
+def _unmet(iteration: int, *, fallback: bool) -> dict:
+    return {
+        "stage": "schema-validate",
+        "error": "Expected number, received string",
+        "path": "refund.amount",
+        "attempts": 2,
+        "retriesSpent": 1,
+        "fallbackConfigured": fallback,
+        "iteration": iteration,
+    }
+
+
+def _refund_run(run_id: str, start_ms: int) -> RunBuilder:
+    run = _desk_run(run_id, start_ms, "refund-desk", [GET_ORDER])
+    run.start("How much would refunding ORD-31 return to the customer?")
+    run.tool_iteration(
+        "Reading the order.",
+        [Call("get_order", "call-ord-1", {"order_id": "ORD-31"}, {"order_id": "ORD-31", "total": 42.5})],
+    )
+    return run
+
+
+def _schema_retry(iteration: int) -> tuple[str, dict]:
+    return (
+        "agent.output_schema_retry",
+        {
+            "attempt": 1,
+            "retriesLeft": 0,
+            "stage": "schema-validate",
+            "error": "Expected number, received string",
+            "path": "refund.amount",
+            "iteration": iteration,
+        },
+    )
+
+
+RAW_REFUND = '{"refund": {"order_id": "ORD-31", "amount": "42.50 EUR"}}'
+
+
+def sample_schema_failed_raw(tpl: dict) -> tuple[dict, RunBuilder]:
+    """schema-failed-delivered-raw.json: the output contract stays unmet after one corrective re-ask and no
+    fallback is configured; `run()` "does NOT throw": the caller received the raw answer."""
+    run = _refund_run("run-1796003760000-1", 1796003760000)
+    unmet = _unmet(2, fallback=False)
+    run.final(RAW_REFUND, route_events=[_schema_retry(2), ("agent.output_contract_unmet", unmet)])
+    return bare(tpl, [run], shared_extra={"outputContractUnmet": unmet}), run
+
+
+def sample_output_fallback(tpl: dict) -> tuple[dict, RunBuilder]:
+    """output-fallback-delivered.json: the same unmet contract with `.outputFallback()` configured; the
+    fallback fired after the run (`resilience.output_fallback_triggered`, no meta, a top-level timestamp).
+    Its value is never recorded: the recording cannot show what the caller received."""
+    run = _refund_run("run-1796003820000-1", 1796003820000)
+    unmet = _unmet(2, fallback=True)
+    run.final(RAW_REFUND, route_events=[_schema_retry(2), ("agent.output_contract_unmet", unmet)])
+    last = run.events[-1]["meta"]["wallClockMs"]
+    run.events.append(
+        {
+            "type": "agentfootprint.resilience.output_fallback_triggered",
+            "payload": {
+                "stage": "schema-validate",
+                "rawOutputPreview": RAW_REFUND[:200],
+                "primaryErrorMessage": "Expected number, received string",
+                "retriesSpent": 1,
+            },
+            "timestamp": last + 3,
+        }
+    )
+    return bare(tpl, [run], shared_extra={"outputContractUnmet": unmet}), run
+
+
+def sample_halted(tpl: dict) -> tuple[dict, RunBuilder]:
+    """halted-by-permission-policy.json: a permission policy halts the run at refund_order (`permission.check`
+    result halt, then `permission.halt`); Agent.run throws PolicyHaltError: no turn_end, nothing delivered,
+    and no draft withheld. The halted call ends with neither error nor status."""
+    run = _desk_run("run-1796003880000-1", 1796003880000, "refund-desk", [GET_ORDER, REFUND_ORDER])
+    run.start("Refund ORD-77 in full, please.")
+    run.tool_iteration(
+        "Reading the order first.",
+        [Call("get_order", "call-ord-1", {"order_id": "ORD-77"}, {"order_id": "ORD-77", "total": 1250.0})],
+    )
+    run.iteration += 1
+    base = 22 * (run.iteration - 1)
+    run._compose(base)
+    run._llm(base, "Refunding the order.", 1)
+    run.emit(
+        "agent.route_decided",
+        {
+            "turnIndex": 0,
+            "iterIndex": run.iteration,
+            "chosen": "tool-calls",
+            "rationale": "LLM requested 1 tool call(s)",
+        },
+        f"sf-route#{base + 21}",
+        1,
+    )
+    stage = f"tool-calls#{base + 22}"
+    reason = "refunds over 1000 need a supervisor"
+    args = {"order_id": "ORD-77", "amount": "1250.00"}
+    run.emit(
+        "permission.check",
+        {
+            "capability": "tool_call",
+            "actor": "refund-desk",
+            "target": "refund_order",
+            "result": "halt",
+            "policyEngine": "custom",
+            "policyRuleId": "refund-ceiling",
+            "rationale": reason,
+            "reason": "refund-ceiling",
+        },
+        stage,
+        1,
+    )
+    run.emit(
+        "stream.tool_start", {"toolName": "refund_order", "toolCallId": "call-ref-1", "args": args}, stage, 1
+    )
+    run.emit(
+        "stream.tool_end",
+        {"toolCallId": "call-ref-1", "result": f"[halted by policy: {reason}]", "durationMs": 0},
+        stage,
+        1,
+    )
+    run.emit(
+        "permission.halt",
+        {
+            "target": "refund_order",
+            "reason": reason,
+            "tellLLM": "A supervisor must approve this refund.",
+            "iteration": run.iteration,
+            "sequenceLength": 2,
+            "checkerId": "refund-ceiling",
+        },
+        stage,
+        1,
+    )
+    run.emit("integrity.disposition", run.disposition(), "integrity-disposition#0", 2)
+    shared = {
+        "policyHaltReason": reason,
+        "policyHaltTellLLM": "A supervisor must approve this refund.",
+        "policyHaltTarget": "refund_order",
+        "policyHaltArgs": args,
+        "policyHaltIteration": run.iteration,
+        "policyHaltCheckerId": "refund-ceiling",
+    }
+    return bare(tpl, [run], shared_extra=shared), run
+
+
+def sample_typed_span_delivered(tpl: dict) -> tuple[dict, RunBuilder]:
+    """typed-answer-span-delivered.json: a typed (JSON) answer delivered as drafted, with a negative-claim
+    finding on `field: "summary"` whose UTF-16 span indexes that string, after 🛰️."""
+    run = _desk_run("run-1796003940000-1", 1796003940000, "access-desk-typed", [LOGIN_AUDIT])
+    run.start("Any failed logins for svc-backup this week?")
+    run.tool_iteration(
+        "Reading the login audit.",
+        [
+            Call(
+                "login_audit",
+                "call-aud-1",
+                {"account": "svc-backup", "window": "7d"},
+                {"account": "svc-backup", "window": "7d", "failed": []},
+            )
+        ],
+    )
+    summary_text = (
+        "\U0001f6f0\ufe0f Audit read: no failed logins for svc-backup this week, per the login audit."
+    )
+    answer = compact({"summary": summary_text, "account": "svc-backup", "failed": 0})
+    clause = "no failed logins for svc-backup"
+    span = utf16_span(summary_text, clause)
+    check_span(summary_text, span, clause)
+    finding = negative_claim(
+        span=span,
+        pack=PACK,
+        iteration=2,
+        notes=[],
+        refs=[{"handle": "r1", "toolName": "login_audit", "toolCallId": "call-aud-1", "iteration": 1}],
+        field="summary",
+    )
+    run.final(answer, route_events=[finding])
+    return bare(tpl, [run]), run
+
+
+def sample_typed_state_searched(tpl: dict) -> tuple[dict, RunBuilder]:
+    """typed-negatives-state-searched.json: the complete-list claim failed (not declared complete), so the
+    person received the state-searched fallback sentence beside the one established absence."""
+    run = _typed_run("run-1796004000000-1", 1796004000000, {"principal": "user-4471", "tenant": "acme-corp"})
+    run.start("List every open incident for billing, or tell me there are none.")
+    checked = [{"what": "the incident store (tenant acme-corp)"}, {"what": "all regions"}]
+    absent_payload = {
+        "iteration": 1,
+        "lookedFor": "open incidents for billing",
+        "checked": checked,
+        "cannotCover": INCIDENT_GAPS,
+    }
+    run.tool_iteration(
+        "Reading open incidents for billing.",
+        [
+            Call(
+                "list_incidents",
+                "call-inc-1",
+                {"service": "billing"},
+                absent_result(
+                    "open incidents for billing", checked, [], INCIDENT_GAPS, "Ask about another service."
+                ),
+                extras=[("tools.absent", absent_payload)],
+                status="absent",
+            )
+        ],
+    )
+    sentence = "The requested complete-list claim is not established; only this absence is."
+    statement = "No open incidents for billing were found in the incident store."
+    none_claim = {
+        "kind": "none",
+        "about": "billing",
+        "restsOn": ["r1"],
+        "statement": statement,
+        "delivery": "record-composed",
+        "version": 7,
+        "gaps": INCIDENT_GAPS,
+    }
+    complete_claim = {"kind": "complete", "about": "open incidents for billing", "restsOn": ["r1"]}
+    answer = compact(
+        {"negatives": [none_claim, {**complete_claim, "statement": sentence, "delivery": "fallback"}]}
+    )
+    account = {
+        "delivery": "state-searched",
+        "templateVersion": 12,
+        "fallback": sentence,
+        "claims": [
+            {**none_claim, "verdict": "established", "reason": None},
+            {**complete_claim, "verdict": "refused", "reason": "not-declared", "gaps": INCIDENT_GAPS},
+        ],
+        "sources": [{"toolName": "list_incidents", "checked": 1}],
+        "diagnostics": [
+            "claim 1 (complete about open incidents for billing) refused: no read declares completeness"
+        ],
+    }
+    run.final(answer, turn_end_extra={"answerNegatives": account})
+    return bare(tpl, [run]), run
+
+
+DELIVERY_SAMPLES = {
+    "wrapped-up-max-iterations.json": sample_wrapped_up,
+    "cut-short-max-iterations.json": sample_cut_short,
+    "schema-failed-delivered-raw.json": sample_schema_failed_raw,
+    "output-fallback-delivered.json": sample_output_fallback,
+    "halted-by-permission-policy.json": sample_halted,
+    "typed-answer-span-delivered.json": sample_typed_span_delivered,
+    "typed-negatives-state-searched.json": sample_typed_state_searched,
+}
+
+
 # --------------------------------------------------------------------------------------------- writing
 
 
@@ -1535,6 +1905,8 @@ def main(argv: list[str] | None = None) -> None:
     write_json(out / "envelope-typed-negatives-as-checked.json", sample_typed_as_checked(ops)[0])
     write_json(out / "semantics-render-defaults.json", sample_semantics(ops)[0])
     write_json(out / "multi-run-session.json", sample_multi_run(conv)[0])
+    for name, build in DELIVERY_SAMPLES.items():
+        write_json(out / name, build(ops)[0])
     env, run = sample_bundle_run(ops)
     write_bundle(out / "bugreport-negative-claim.zip", env, run)
     write_broken(out, compact(prose).encode("utf-8"))

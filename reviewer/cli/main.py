@@ -179,6 +179,7 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
         print_json(data)
         return
     click.echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
+    click.echo(f"received: {safe(data.get('delivery_headline') or 'unknown (run reviewer reextract)')}")
     click.echo(f"prompt: {safe(data['prompt'])}")
     click.echo(f"answer: {safe(data['answer'])}")
     for c in data["tool_calls"]:

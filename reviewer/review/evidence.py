@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from reviewer.review.claim_licensing import flagged_text, license_finding
+from reviewer.review.dangling import dangling_calls, failed_passes
 from reviewer.review.licensing import APPLIES_TO
 from store.vocab import DANGLING_REFERENCE, WITHHELD_ANSWER
 
 #: Said of a `no-read` note: what it means, and what it cannot mean (negative-claims.md section 4).
-NO_READ = "no read was recorded for this turn"
+NO_READ = "no-read: no read was recorded for this turn"
 LEDGER_INCOMPLETE = (
-    "the recording is capped or starts mid-run, so the ledger is incomplete: "
+    "this recording is capped or starts mid-run, so the ledger is incomplete: "
     "no-read does not prove that no read occurred"
 )
 
@@ -98,6 +99,10 @@ def assemble_evidence(
             if grounds & set(e["dropped_tools"] or [])
         ] or run["evictions"]
         out["offered_tool"] = finding["tool_name"]
+        out["dangling"] = dangling_calls(
+            finding, run["tool_calls"], run["evictions"], run.get("ground_results") or {}
+        )
+        out["dangling"]["passes"] = failed_passes(run.get("disposition"))
     if finding["kind"] == WITHHELD_ANSWER:
         out["withheld"] = {
             "outcome": run["outcome"],
@@ -111,5 +116,22 @@ def assemble_evidence(
 
 
 def _run_summary(run: dict[str, Any]) -> dict[str, Any]:
-    keys = ("run_key", "run_id", "agent_id", "outcome", "outcome_channel", "prompt", "answer", "started_at")
-    return {k: run.get(k) for k in keys}
+    keys = (
+        "run_key",
+        "run_id",
+        "agent_id",
+        "outcome",
+        "outcome_channel",
+        "prompt",
+        "answer",
+        "started_at",
+        "delivered",
+        "delivered_as",
+        "delivery_headline",
+        "starts_mid_run",
+        "dropped_events",
+    )
+    out = {k: run.get(k) for k in keys}
+    # a capped or mid-run recording lost its early events: its read ledger is incomplete
+    out["ledger_incomplete"] = bool(run.get("starts_mid_run")) or bool(run.get("dropped_events"))
+    return out

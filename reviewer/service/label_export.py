@@ -17,6 +17,8 @@ LABEL_EXPORT_FIELDS = LABEL_FIELDS + (
     "finding_span_text",
     "finding_codes",
     "finding_pack_version",
+    "delivered",
+    "delivered_as",
 )
 
 

@@ -28,9 +28,9 @@ class ReviewerCommands(Provider):
         post = app.post_message
         commands: list[tuple[str, Callable[[], object], str]] = [
             (
-                "Runs: show withheld answers only",
-                partial(post, ApplyRunFilters({"withheld": True})),
-                "Runs whose answer was not delivered",
+                "Runs: show answers not delivered only",
+                partial(post, ApplyRunFilters({"undelivered": True})),
+                "Runs whose person received nothing (withheld, refused, denied, halted, paused)",
             ),
             (
                 "Runs: only runs with findings",

@@ -54,6 +54,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "evictions",
         "pack_versions",
         "answer_negatives",
+        "delivered",
+        "delivered_as",
+        "delivery_headline",
+        "delivered_text",
+        "disposition",
     ),
     "tool_calls": (
         "run_key",
@@ -138,6 +143,16 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: runs columns m007_delivery adds (m001 creates the rest), with their types
+DELIVERY_COLUMNS = {
+    "delivered": "INTEGER",
+    "delivered_as": "TEXT",
+    "delivery_headline": "TEXT",
+    "delivered_text": "TEXT",
+    "disposition": "TEXT",
+}
+
+
 @migrations()
 def m001_core(db: Database) -> None:
     """Recordings, quarantine, runs and everything extracted from them."""
@@ -184,7 +199,7 @@ def m001_core(db: Database) -> None:
             times INTEGER NOT NULL DEFAULT 1,
             UNIQUE (path, code)
         )""")
-    cols = COLUMNS["runs"]
+    cols = [c for c in COLUMNS["runs"] if c not in DELIVERY_COLUMNS]  # added by m007_delivery
     db.execute(f"""
         CREATE TABLE runs (
             key TEXT PRIMARY KEY, recording_id INTEGER NOT NULL REFERENCES recordings(id),
@@ -343,6 +358,15 @@ def m006_read_completeness_and_decisions(db: Database) -> None:
         present = {row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()}
         if column not in present:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+
+
+@migrations()
+def m007_delivery(db: Database) -> None:
+    """What the person received (`delivered`, `delivered_as`, the headline saying so, the delivered text when
+    it is not the draft and the recording holds it) and the run's integrity disposition (which checks ran).
+    Old rows keep NULL until `reviewer reextract` (the extractor version is bumped) fills them."""
+    for column, kind in DELIVERY_COLUMNS.items():
+        db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
 
 SCHEMA_VERSION = len(migrations._migrations)

@@ -16,14 +16,14 @@ from typing import Any
 
 from store.reading.outcome import RunEvents, classify_outcome
 from store.reading.text import as_text, bounded
+from store.vocab import DELIVERED_AS, HALTED, WITHHOLDING
 
 #: Recorded text inside a headline is cut to this many characters (the full text stays in the run).
 HEADLINE_TEXT = 300
+#: The delivered fallback sentence is kept up to this many characters.
+DELIVERED_TEXT = 4_000
 
-DELIVERED_AS = ("drafted", "raw", "fallback", "wrap-up", "fragment")
-#: Outcomes whose drafted answer never reached the person although `turn_end.finalContent` may hold
-#: it. A halt stops the run before any answer (no draft to withhold); a pause awaits a person.
-WITHHOLDING = frozenset({"withheld", "refused", "denied"})
+__all__ = ["DELIVERED_AS", "WITHHOLDING", "Delivery", "decide_delivery"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class Delivery:
     delivered_as: str | None
     withheld: bool
     headline: str
+    #: what the person received when it is not the draft and the recording holds it (the typed
+    #: state-searched sentence); None otherwise. An output fallback's value is never recorded.
+    delivered_text: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +46,7 @@ class Delivery:
             "delivered_as": self.delivered_as,
             "withheld": self.withheld,
             "headline": self.headline,
+            "delivered_text": self.delivered_text,
         }
 
 
@@ -69,7 +73,7 @@ def decide_delivery(run: RunEvents, outcome: dict[str, Any] | None = None) -> De
         p = run.payload(halts[-1])
         why = _text(p.get("reason")) or "no reason recorded"
         target = _text(p.get("target")) or "an unnamed tool"
-        return Delivery("halted", False, None, False, f"halted by a permission policy at {target}: {why}")
+        return Delivery(HALTED, False, None, False, f"halted by a permission policy at {target}: {why}")
     if kind == "withheld":
         return Delivery(kind, False, None, True, "WITHHELD: the typed negative was not established")
     if kind in WITHHOLDING:
@@ -97,7 +101,14 @@ def decide_delivery(run: RunEvents, outcome: dict[str, Any] | None = None) -> De
         return Delivery(kind, False, None, False, "no answer recorded in this recording")
     sentence = _typed_state_searched(run)
     if sentence is not None:
-        return Delivery(kind, True, "fallback", False, f"delivered the state-searched fallback: {sentence}")
+        return Delivery(
+            kind,
+            True,
+            "fallback",
+            False,
+            f"delivered the state-searched fallback: {_text(sentence)}",
+            bounded(sentence, DELIVERED_TEXT),
+        )
     return Delivery(kind, True, "drafted", False, "delivered as drafted")
 
 
@@ -132,7 +143,7 @@ def _typed_state_searched(run: RunEvents) -> str | None:
         return None
     fallback = account.get("fallback")
     return (
-        str(fallback)
+        as_text(fallback)
         if fallback
         else "The requested complete-list claim is not established; only this absence is."
     )

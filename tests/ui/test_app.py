@@ -18,14 +18,15 @@ from reviewer.ui.screens.runs import RunsScreen
 from reviewer.ui.widgets import detail as detail_module
 from reviewer.ui.widgets.answer import CURRENT_SPAN, AnswerView
 from reviewer.ui.widgets.detail import DetailPanel
-from reviewer.ui.widgets.run_list import WITHHELD_MARK, RunList
+from reviewer.ui.widgets.run_list import PAUSED_MARK, PROBLEM_MARK, WITHHELD_MARK, RunList
 from reviewer.ui.widgets.timeline import Timeline
 from store.db.connection import open_database
 from store.runs import list_runs
 from tests.ui.conftest import SIZE, palette_offers, run_screen_ready, wait_until
 from tests.ui.recordings import CLAUSE_1, CLAUSE_2, DENIED_RUN, EMOJI_RUN, PROMPT
 
-SHARED_WITHHELD = {"refused", "denied", "paused", "contract_unmet"}
+#: outcomes of the shared recordings after which the person received nothing (a draft kept back)
+SHARED_WITHHELD = {"refused", "denied"}
 
 
 def lines(widget: Any) -> list[str]:
@@ -86,6 +87,10 @@ async def test_runs_listed_with_withheld_runs_marked(app_factory, ui_db: Path) -
             assert styles and styles[0].color is not None and styles[0].color.name == "red" and styles[0].bold
         delivered = [line for line in drawn if " delivered " in line]
         assert delivered and not any(WITHHELD_MARK in line for line in delivered)
+        # a pause is not a withholding; an unmet contract was delivered raw: marked as a problem, not withheld
+        assert strip_for(screen.run_list, f"{PAUSED_MARK} paused").text.startswith(PAUSED_MARK)
+        raw = strip_for(screen.run_list, f"{PROBLEM_MARK} contract_unmet (raw)")
+        assert raw.text.startswith(PROBLEM_MARK) and WITHHELD_MARK not in raw.text
         header = str(screen.query_one("#runs-columns", Static).render())
         for title in ("agent", "outcome", "calls", "finds", "gaps", "evict", "unlab"):
             assert title in header
@@ -103,11 +108,13 @@ async def test_filter_withheld_and_by_outcome(app_factory, ui_db: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await runs_loaded(pilot)
         await pilot.press("w")
-        withheld = expected_runs(ui_db, withheld=True)
+        withheld = expected_runs(ui_db, undelivered=True)
         await wait_until(pilot, lambda: screen.total == len(withheld))
         drawn = [line for line in lines(screen.run_list) if "run-" in line]
-        assert len(drawn) == len(withheld) == 5
-        assert all(line.startswith(WITHHELD_MARK) for line in drawn)
+        # refused, denied (twice) and paused; the contract unmet (delivered raw) is no longer among them
+        assert len(drawn) == len(withheld) == 4
+        assert all(line.startswith((WITHHELD_MARK, PAUSED_MARK)) for line in drawn)
+        assert not any("contract_unmet" in line for line in drawn)
         await pilot.press("w")  # toggles off
         await wait_until(pilot, lambda: screen.total == len(expected_runs(ui_db)))
 
@@ -379,7 +386,7 @@ async def test_keymap_file_remaps_a_binding(app_factory, tmp_path: Path, monkeyp
         await pilot.pause()
         assert screen.run_list.cursor == 1
         await pilot.press("W")
-        await wait_until(pilot, lambda: screen.filters.get("withheld") is True)
+        await wait_until(pilot, lambda: screen.filters.get("undelivered") is True)
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         assert ("n", "list.down") in {(k, i) for _s, k, _d, i in app.screen.rows}

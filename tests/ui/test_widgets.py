@@ -62,6 +62,8 @@ def test_recorded_text_is_never_markup() -> None:
 def test_run_row_marks_withheld_and_fits_its_width() -> None:
     row = {
         "outcome": "refused",
+        "delivered": False,
+        "delivered_as": None,
         "started_at": "2026-11-30T01:27:03.213Z",
         "agent_id": "agent\x1b[31m" + "a" * 40,
         "tool_calls": 1,

@@ -16,6 +16,7 @@ from reviewer.service.vocabulary import is_withheld
 from reviewer.ui.screens.labelling import LabellingScreen
 from reviewer.ui.screens.modals import MissedChooser
 from reviewer.ui.widgets.answer import AnswerView
+from reviewer.ui.widgets.banners import answer_title, checks_text, outcome_banner, recording_banner
 from reviewer.ui.widgets.detail import (
     DetailPanel,
     call_heading,
@@ -25,7 +26,6 @@ from reviewer.ui.widgets.detail import (
     result_widget,
 )
 from reviewer.ui.widgets.evidence import evidence_text
-from reviewer.ui.widgets.run_list import WITHHELD_MARK
 from reviewer.ui.widgets.safe import safe_text
 from reviewer.ui.widgets.timeline import Timeline
 from reviewer.ui.widgets.typed_negatives import typed_negatives_for
@@ -55,29 +55,10 @@ def run_title(run: dict[str, Any]) -> Text:
     return Text.assemble(*parts)
 
 
-def outcome_banner(run: dict[str, Any]) -> Text:
-    outcome = run.get("outcome")
-    detail = run.get("outcome_detail") if isinstance(run.get("outcome_detail"), dict) else {}
-    summary = detail.get("summary") if detail else None
-    if is_withheld(outcome):
-        return Text.assemble(
-            (f" {WITHHELD_MARK} WITHHELD — not delivered ", "bold white on red"),
-            "  ",
-            (f"outcome: {outcome}", "bold red"),
-            "  ",
-            safe_text(summary or "", limit=600, one_line=True),
-        )
-    if outcome == "incomplete":
-        return Text.assemble(
-            (" INCOMPLETE RECORDING ", "bold black on yellow"),
-            "  ",
-            safe_text(summary or "the recording ends before the answer", limit=600, one_line=True),
-        )
-    return Text.assemble(
-        (" ✓ delivered ", "bold black on green"),
-        "  ",
-        safe_text(summary or "", limit=600, one_line=True, style="dim"),
-    )
+def _no_prompt(run: dict[str, Any]) -> str:
+    if run.get("starts_mid_run") or run.get("dropped_events"):
+        return "(no prompt in this recording: it starts mid-run, after the turn's start was dropped)"
+    return "(no prompt recorded)"
 
 
 class RunScreen(LabellingScreen):
@@ -111,12 +92,14 @@ class RunScreen(LabellingScreen):
         yield Header(icon="◆")
         yield Static(Text("loading…", style="dim"), id="run-title")
         yield Static(Text(""), id="outcome-banner")
+        yield Static(Text(""), id="recording-banner")
         with Horizontal(id="run-main"):
             with Vertical(id="run-left"):
                 yield Static(Text(""), id="prompt")
                 with VerticalScroll(id="answer-scroll"):
                     yield AnswerView(id="answer")
                     yield Static(Text(""), id="typed-negatives")
+                yield Static(Text(""), id="checks")
             with Vertical(id="run-right"):
                 yield Timeline(id="timeline")
                 yield DetailPanel(id="detail")
@@ -125,6 +108,8 @@ class RunScreen(LabellingScreen):
     def on_mount(self) -> None:
         self.query_one("#prompt").border_title = "Prompt"
         self.query_one("#answer-scroll").border_title = "Answer"
+        self.query_one("#checks").border_title = "Checks (integrity.disposition)"
+        self.query_one("#recording-banner").display = False
         self.query_one(Timeline).border_title = "Timeline"
         self.query_one(DetailPanel).border_title = "Detail"
         self.query_one(Timeline).focus()
@@ -155,13 +140,14 @@ class RunScreen(LabellingScreen):
         banner.set_class(withheld, "-withheld")
         scroll = self.query_one("#answer-scroll")
         scroll.set_class(withheld, "-withheld")
-        scroll.border_title = (
-            f"Answer — {WITHHELD_MARK} WITHHELD, the caller never received it ({run.get('outcome')})"
-            if withheld
-            else "Answer"
-        )
+        scroll.border_title = answer_title(run)
+        partial = recording_banner(run)
+        recording = self.query_one("#recording-banner", Static)
+        recording.update(partial or Text(""))
+        recording.display = partial is not None
+        self.query_one("#checks", Static).update(checks_text(run.get("disposition")))
         self.query_one("#prompt", Static).update(
-            safe_text(run.get("prompt") or "(no prompt recorded)", limit=PROMPT_LIMIT)
+            safe_text(run.get("prompt") or _no_prompt(run), limit=PROMPT_LIMIT)
         )
         self.answer.show(run.get("answer"), self.findings)
         typed = typed_negatives_for(run.get("answer_negatives"))

@@ -33,8 +33,8 @@ SELECTS: dict[str, str] = {
     "tenant": "f-tenant",
     "pack_version": "f-pack",
 }
-CHECKBOXES: dict[str, str] = {"has_findings": "f-has-findings", "withheld": "f-withheld"}
-FILTER_NAMES = ("outcome", "has_findings", "kind", "agent", "tenant", "pack_version", "search", "withheld")
+CHECKBOXES: dict[str, str] = {"has_findings": "f-has-findings", "undelivered": "f-undelivered"}
+FILTER_NAMES = ("outcome", "has_findings", "kind", "agent", "tenant", "pack_version", "search", "undelivered")
 SEARCH_DEBOUNCE_S = 0.35
 
 
@@ -45,7 +45,7 @@ class RunsScreen(BaseScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="runs.search"),
         Binding("escape", "focus_list", "To list", show=False, id="runs.focus-list"),
-        Binding("w", "toggle_filter('withheld')", "Withheld", id="runs.withheld"),
+        Binding("w", "toggle_filter('undelivered')", "Not delivered", id="runs.withheld"),
         Binding("f", "toggle_filter('has_findings')", "Has findings", id="runs.has-findings"),
         Binding("s", "cycle_sort", "Sort", id="runs.sort"),
         Binding("x", "clear_filters", "Clear filters", id="runs.clear"),
@@ -53,7 +53,10 @@ class RunsScreen(BaseScreen):
         Binding("q", "app.open_queue", "Findings queue", id="runs.queue"),
         Binding("p", "app.open_packs", "Phrase packs", id="runs.packs"),
     ]
-    HELP: ClassVar[str] = "Every run in the database. Withheld answers are marked ⊘ in red."
+    HELP: ClassVar[str] = (
+        "Every run in the database. ⊘ in red: the person received nothing (withheld, refused, denied, "
+        "halted); ⏸ paused, awaiting a person; ⚠ delivered with a problem (raw, a fragment, a wrap-up, a fallback)."
+    )
 
     def __init__(self) -> None:
         super().__init__(id="runs-screen")
@@ -80,7 +83,7 @@ class RunsScreen(BaseScreen):
                 compact=True,
             )
             yield Checkbox("findings", id="f-has-findings", compact=True)
-            yield Checkbox("withheld", id="f-withheld", compact=True)
+            yield Checkbox("no answer", id="f-undelivered", compact=True)
         yield Static(Text("loading…", style="dim"), id="runs-status")
         yield Static(header_text(), id="runs-columns")
         yield RunList(id="runs")

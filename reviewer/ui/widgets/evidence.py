@@ -249,6 +249,8 @@ def reads_text(
         )
     if not reads:
         out.append_text(_line((none, "bold yellow")))
+        if (ev.get("run") or {}).get("ledger_incomplete"):
+            out.append_text(_line((f"  {INCOMPLETE_LEDGER}", "yellow")))
     for read in reads[:40]:
         out.append_text(read_text(read))
     if len(reads) > 40:
@@ -358,6 +360,62 @@ def eviction_text(ev: dict[str, Any]) -> Text:
                 (")" if grounds else "", "dim"),
             )
         )
+    if ev.get("dangling"):
+        out.append_text(dangling_text(ev["dangling"]))
+    return out
+
+
+INCOMPLETE_LEDGER = (
+    "this recording is capped or starts mid-run, so its ledger is incomplete: "
+    "no read recorded does not prove that no read occurred"
+)
+
+
+def dangling_text(d: dict[str, Any]) -> Text:
+    """The calls made on the evicted ground while it stayed dangling, and how many passes failed."""
+    out = _heading("CALLS MADE WHILE THE GROUND WAS GONE")
+    passes = d.get("passes")
+    if passes:
+        out.append_text(
+            _line(
+                "  the check failed on ",
+                (f"{passes['findings']} of {passes['checked']} passes", "bold red"),
+                (
+                    " (the disposition ledger counts every pass; the framework files one event per defect)",
+                    "dim",
+                ),
+            )
+        )
+    calls = d.get("calls") or []
+    if not calls:
+        out.append_text(_line(("  no call of the offered tool after the eviction", "dim italic")))
+    for call in calls:
+        parts: list[Any] = [
+            "  ",
+            _one(d.get("offered"), 80, style="bold"),
+            " ",
+            _one(call.get("call_id"), 80, style="dim"),
+            (f" (iteration {call.get('iteration')})" if call.get("iteration") is not None else "", "dim"),
+            " ",
+        ]
+        for arg in call.get("args") or []:
+            parts += [_one(arg.get("path"), 60, style="dim"), "=", _one(_compact(arg.get("value")), 120)]
+            seen = arg.get("in_evicted_result")
+            if seen is False:
+                parts.append(("  ✗ not in the evicted result (remembered or invented)", "bold red"))
+            elif seen is True:
+                parts.append(("  in the evicted result, no longer in view", "yellow"))
+            parts.append("  ")
+        out.append_text(_line(*parts))
+    total = d.get("calls_total") or 0
+    if total > len(calls):
+        out.append_text(_line((f"  … {total - len(calls)} more calls", "dim italic")))
+    if d.get("reestablished_by"):
+        out.append_text(_line("  re-grounded by call ", _one(d["reestablished_by"], 80, style="bold green")))
+    elif calls:
+        out.append_text(_line(("  the ground was never re-fetched in this run", "yellow")))
+    if d.get("results_cut"):
+        out.append_text(_line(("  (the evicted result was read in part: long results are cut)", "dim")))
     return out
 
 
@@ -544,6 +602,8 @@ def evidence_text(
             _one(run.get("agent_id") or "?", 80),
             ("  outcome ", "dim"),
             _one(run.get("outcome") or "?", 40),
+            ("  received: ", "dim") if run.get("delivery_headline") else "",
+            _one(run.get("delivery_headline") or "", 200),
             ("  pack ", "dim") if finding.get("pack_version") else "",
             _one(finding.get("pack_version") or "", 80),
             ("  iteration ", "dim") if finding.get("iteration") is not None else "",

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.strip import Strip
 
-from reviewer.service.vocabulary import is_withheld
+from reviewer.service.vocabulary import INCOMPLETE, PAUSED, received_nothing
 from reviewer.ui.widgets.cursor_list import CursorList
 from reviewer.ui.widgets.safe import cell
 
@@ -25,7 +25,7 @@ COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("", 1, False),
     ("started (UTC)", 19, False),
     ("agent", 18, False),
-    ("outcome", 16, False),
+    ("outcome", 28, False),
     ("calls", 5, True),
     ("finds", 5, True),
     ("gaps", 4, True),
@@ -35,18 +35,37 @@ COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("run", 0, False),
 )
 
+#: marks a run whose person received nothing (withheld, refused, denied, halted; paused has its own)
 WITHHELD_MARK = "⊘"
+PAUSED_MARK = "⏸"
+#: marks a delivered answer with a problem (raw, a fragment, a wrap-up, a fallback)
+PROBLEM_MARK = "⚠"
 OUTCOME_STYLES = {
     "delivered": "green",
-    "incomplete": "yellow",
+    INCOMPLETE: "yellow",
 }
 WITHHELD_STYLE = "bold red"
+PAUSED_STYLE = "bold cyan"
+PROBLEM_STYLE = "yellow"
 
 
-def outcome_text(outcome: str | None, width: int) -> Text:
+def delivery_mark(outcome: str | None, delivered: bool | None, delivered_as: str | None) -> tuple[str, str]:
+    """(mark, style) for a run: from what the person received (`delivered`), not from the outcome name."""
+    if received_nothing(delivered, outcome):
+        return (PAUSED_MARK, PAUSED_STYLE) if outcome == PAUSED else (WITHHELD_MARK, WITHHELD_STYLE)
+    if delivered and delivered_as not in (None, "drafted"):
+        return PROBLEM_MARK, PROBLEM_STYLE
+    return " ", ""
+
+
+def outcome_text(
+    outcome: str | None, width: int, delivered: bool | None = None, delivered_as: str | None = None
+) -> Text:
     name = outcome or "?"
-    if is_withheld(outcome):
-        return cell(f"{WITHHELD_MARK} {name}", width, style=WITHHELD_STYLE)
+    mark, style = delivery_mark(outcome, delivered, delivered_as)
+    if mark != " ":
+        shown = name if delivered_as in (None, "drafted") else f"{name} ({delivered_as})"
+        return cell(f"{mark} {shown}", width, style=style)
     return cell(name, width, style=OUTCOME_STYLES.get(name, ""))
 
 
@@ -69,15 +88,16 @@ def header_text() -> Text:
 
 def row_text(row: dict[str, Any], width: int) -> Text:
     """One run as a single line of cells (every recorded string inert and cut to its column)."""
-    withheld = is_withheld(row.get("outcome"))
+    outcome, delivered, delivered_as = row.get("outcome"), row.get("delivered"), row.get("delivered_as")
+    mark, mark_style = delivery_mark(outcome, delivered, delivered_as)
     started = (row.get("started_at") or "")[:19].replace("T", " ")
     used = sum(w for _, w, _ in COLUMNS) + len(COLUMNS) - 1
     rest = max(8, width - used)
     parts = [
-        Text(WITHHELD_MARK if withheld else " ", style=WITHHELD_STYLE if withheld else "", end=""),
+        Text(mark, style=mark_style, end=""),
         cell(started or "?", 19),
         cell(row.get("agent_id") or "?", 18),
-        outcome_text(row.get("outcome"), 16),
+        outcome_text(outcome, 28, delivered, delivered_as),
         _num(row.get("tool_calls"), 5),
         _num(row.get("findings"), 5, alert="yellow"),
         _num(row.get("coverage_gaps"), 4, alert="yellow"),

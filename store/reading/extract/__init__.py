@@ -9,6 +9,7 @@ modules each turn a walked run into the rows of one table, in the order `extract
 from __future__ import annotations
 
 from store.reading.decode import Recording
+from store.reading.delivery import decide_delivery
 from store.reading.extract.calls import tool_calls
 from store.reading.extract.coverage import coverage
 from store.reading.extract.evictions import evictions
@@ -60,6 +61,9 @@ def _extract_run(walk: RunWalk) -> None:
     ledger = coverage(walk, calls)
     dropped = evictions(walk, calls)
     outcome = classify_outcome(walk)
+    delivery = decide_delivery(walk, outcome)
+    # `halted` is told apart here (classify_outcome sees a halted run as one with no answer)
+    outcome = dict(outcome, outcome=delivery.outcome)
     found = findings(walk, calls, ledger, outcome)
     timeline(walk, calls)
-    run_row(walk, calls, ledger, dropped, found, outcome)
+    run_row(walk, calls, ledger, dropped, found, outcome, delivery)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from store.reading.delivery import Delivery
 from store.reading.extract.walk import (
     GAP_LISTS,
     RunWalk,
@@ -13,7 +14,7 @@ from store.reading.extract.walk import (
     as_str,
     iso_from_ms,
 )
-from store.reading.text import as_text, dumps
+from store.reading.text import as_text, bounded, dumps
 from store.vocab import (
     call_failed,
 )
@@ -26,6 +27,7 @@ def run_row(
     evictions: list[dict[str, Any]],
     findings: list[dict[str, Any]],
     outcome: dict[str, Any],
+    delivery: Delivery,
 ) -> None:
     """The `runs` row: identity (envelope first, then event meta, then the snapshot), timing, counts, outcome."""
     metas = [walk.meta(i) for i in walk.indexes]
@@ -100,9 +102,48 @@ def run_row(
         "answer_negatives": dumps(end["answerNegatives"])
         if isinstance(end.get("answerNegatives"), dict)
         else None,
+        "delivered": int(delivery.delivered),
+        "delivered_as": delivery.delivered_as,
+        "delivery_headline": delivery.headline,
+        "delivered_text": delivery.delivered_text,
+        "disposition": _disposition(walk),
     }
     walk.out.runs.append(row)
     if prompt:
         walk.search("prompt", walk.key, prompt)
     if walk.answer:
         walk.search("answer", walk.key, walk.answer)
+
+
+#: At most this many check rows of a disposition are kept (the framework files four).
+DISPOSITION_ROWS = 64
+_COUNTS = ("checked", "findings", "notApplicable", "unreachable", "synthetic")
+
+
+def _disposition(walk: RunWalk) -> str | None:
+    """The run's last `integrity.disposition` (section 9.2) as JSON, bounded to the keys a reader needs;
+    None when the run recorded none (a capped recording may have lost it, a Parallel never files one)."""
+    p = walk.last("integrity.disposition")
+    if p is None:
+        return None
+    rows = []
+    for r in as_list(p.get("rows"))[:DISPOSITION_ROWS]:
+        r = as_dict(r)
+        row: dict[str, Any] = {
+            "check": bounded(as_str(r.get("check")) or "?", 120),
+            "seam": bounded(as_str(r.get("seam")) or "?", 60),
+        }
+        row.update({k: as_int(r.get(k)) or 0 for k in _COUNTS})
+        if (fired := as_int(r.get("lastFiredAt"))) is not None:
+            row["lastFiredAt"] = fired
+        rows.append(row)
+    posture = as_str(p.get("posture"))
+    work = p.get("workExisted")
+    return dumps(
+        {
+            "posture": bounded(posture, 60) if posture else None,
+            "workExisted": work if isinstance(work, bool) else None,
+            "rows": rows,
+            "rows_dropped": max(0, len(as_list(p.get("rows"))) - DISPOSITION_ROWS),
+        }
+    )
