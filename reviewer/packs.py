@@ -204,7 +204,7 @@ def run_replay(
     on_step = (lambda n: progress(n, total)) if progress is not None else None
     started = time.perf_counter()
     report = replay_rows(
-        store_packs.iter_answers(db),
+        store_packs.iter_replay_answers(db),
         baseline,
         candidate,
         labels,

@@ -21,7 +21,7 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
-from store.vocab import NEGATIVE_CLAIM
+from store.vocab import NEGATIVE_CLAIM, is_withheld
 
 #: Answers read per page by `iter_answers` (about 2 MB of text at typical answer sizes).
 ANSWER_PAGE = 2_000
@@ -31,6 +31,8 @@ NAME_MAX = 64
 
 #: (run key, answer text, flagged spans (start, end, pack version)) with Python str indices into the answer.
 AnswerRow = tuple[str, str, list[tuple[int, int, str | None]]]
+#: (run key, run id, answer text, outcome, delivered, dispatched calls recorded in the run, flagged spans)
+ReplayAnswerRow = tuple[str, str | None, str, str | None, bool, int, list[tuple[int, int, str | None]]]
 
 
 class PackNameError(StoreError):
@@ -351,3 +353,53 @@ def iter_answers(db: Database, *, page: int = ANSWER_PAGE, only_flagged: bool = 
         if len(rows) < page:
             return
         after = rows[-1][0]
+
+
+def answer_delivered(outcome: str | None) -> bool:
+    """Whether the person received this run's answer: THE rule the replay's answer source applies (today
+    `store.vocab`'s withheld rule on the outcome; the one place to switch to a `runs.delivered` column)."""
+    return not is_withheld(outcome)
+
+
+def iter_replay_answers(db: Database, *, page: int = ANSWER_PAGE) -> Iterator[ReplayAnswerRow]:
+    """The replay's answer source: every stored answer in key order with its run id, outcome, whether it
+    was delivered (`answer_delivered`), how many tool calls the run recorded as dispatched (a run is one
+    turn), and its flagged spans as in `iter_answers`. Undelivered answers are yielded too, marked, so
+    the replay can count them apart."""
+    after = ""
+    while True:
+        rows = db.execute(
+            "SELECT key, run_id, answer, outcome FROM runs WHERE key > ? AND answer IS NOT NULL "
+            "ORDER BY key LIMIT ?",
+            [after, page],
+        ).fetchall()
+        if not rows:
+            return
+        lo, hi = rows[0][0], rows[-1][0]
+        spans: dict[str, list[tuple[int, int, str | None]]] = {}
+        for run_key, start, end, version in db.execute(
+            "SELECT run_key, span_start, span_end, pack_version FROM findings "
+            "WHERE run_key >= ? AND run_key <= ? AND kind = ? AND span_start IS NOT NULL "
+            "AND span_end IS NOT NULL AND coalesce(field, 'answer') = 'answer' ORDER BY run_key, seq",
+            [lo, hi, NEGATIVE_CLAIM],
+        ):
+            spans.setdefault(run_key, []).append((int(start), int(end), version))
+        calls = dict(
+            db.execute(
+                "SELECT run_key, count(*) FROM tool_calls WHERE run_key >= ? AND run_key <= ? GROUP BY run_key",
+                [lo, hi],
+            ).fetchall()
+        )
+        for key, run_id, answer, outcome in rows:
+            yield (
+                key,
+                run_id,
+                answer,
+                outcome,
+                answer_delivered(outcome),
+                int(calls.get(key, 0)),
+                spans.get(key, []),
+            )
+        if len(rows) < page:
+            return
+        after = hi
