@@ -27,6 +27,7 @@ from reviewer.review.packs import (
     diff,
     normalise_phrase,
 )
+from reviewer.review.production import measured_precision, predicted_precision
 from reviewer.review.replay import DEFAULT_SEED
 from store import labels as store_labels
 from store import packs as store_packs
@@ -294,3 +295,56 @@ def export_text(stored: StoredPack, *, ts: bool = False, const_name: str = "phra
     """The JSON object `.negativeClaims(...)` accepts, or the same as a TypeScript snippet."""
     pack = to_domain(stored)
     return pack.to_typescript(const_name) if ts else pack.to_json_text() + "\n"
+
+
+# -- deployed packs, measured in production ---------------------------------------------------------------------
+
+
+def record_deployed(
+    db: Any,
+    ref: str,
+    version: str,
+    *,
+    replaces: str | None = None,
+    who: str | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
+    """Link the `phrasePackVersion` string `version` to stored pack `ref`. The version it replaced:
+    `replaces` if given, else the newest other version string linked to a pack of the same name."""
+    stored = store_packs.find_pack(db, ref)
+    if replaces is None:
+        same_name = [
+            d
+            for d in store_packs.deployments(db)
+            if d["pack_version"] != version.strip() and str(d["pack"] or "").partition("@")[0] == stored.name
+        ]
+        replaces = same_name[-1]["pack_version"] if same_name else None
+    return store_packs.record_deployment(db, version, stored, replaces=replaces, created_by=who, note=note)
+
+
+def _side(db: Any, version: str, link: dict[str, Any] | None) -> dict[str, Any]:
+    pack = link["pack"] if link else None
+    trial = store_packs.latest_trial(db, link["content_hash"]) if link and link["content_hash"] else None
+    return {
+        "version": version,
+        "pack": pack,
+        "measured": measured_precision(store_packs.version_verdicts(db, version)).as_dict(),
+        "predicted": predicted_precision(trial),
+    }
+
+
+def production(db: Any, version: str | None = None) -> list[dict[str, Any]]:
+    """For every version string linked to a stored pack (or just `version`): the precision of its labelled
+    findings and the replay's prediction for its pack, and the same for the version it replaced."""
+    links = {d["pack_version"]: d for d in store_packs.deployments(db)}
+    if version is not None and version not in links:
+        raise NotFound(f"no stored pack is linked to {version!r} (see `reviewer pack deployed REF VERSION`)")
+    out = []
+    for v, link in links.items():
+        if version is not None and v != version:
+            continue
+        row = _side(db, v, link)
+        old = link["replaces"]
+        row["replaces"] = _side(db, old, links.get(old)) if old else None
+        out.append(row)
+    return out

@@ -326,4 +326,22 @@ def m005_pack_content_ids(db: Database) -> None:
             db.execute(f"UPDATE pack_trials SET {column} = ? WHERE {column} = ?", [new, old])
 
 
+@migrations()
+def m006_pack_deployments(db: Database) -> None:
+    """Which stored pack a `phrasePackVersion` string (carried by findings) was deployed from, and the
+    version string it replaced. Append-only: the latest row for a version string is the link."""
+    db.execute("""
+        CREATE TABLE pack_deployments (
+            id INTEGER PRIMARY KEY,
+            pack_version TEXT NOT NULL,
+            pack_id INTEGER NOT NULL REFERENCES phrase_packs(id),
+            replaces TEXT,
+            created_at TEXT NOT NULL,
+            created_by TEXT,
+            note TEXT
+        )""")
+    db.execute("CREATE INDEX pack_deployments_version ON pack_deployments(pack_version, id)")
+    db.execute("CREATE INDEX findings_pack_version ON findings(pack_version)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)
