@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from reviewer.review.observed_replay import StoredAnswer, observed_prose
 from reviewer.review.pack_replay import (
     DEFAULT_HOLDOUT,
     build_labels,
@@ -27,6 +28,7 @@ from reviewer.review.packs import (
     diff,
     normalise_phrase,
 )
+from reviewer.review.phrase_ledger import phrase_ledger
 from reviewer.review.production import measured_precision, predicted_precision
 from reviewer.review.replay import DEFAULT_SEED
 from store import labels as store_labels
@@ -348,3 +350,48 @@ def production(db: Any, version: str | None = None) -> list[dict[str, Any]]:
         row["replaces"] = _side(db, old, links.get(old)) if old else None
         out.append(row)
     return out
+
+
+# -- the per-phrase ledger ---------------------------------------------------------------------------------------
+
+
+def ledger(db: Any, ref: str) -> dict[str, Any]:
+    """The per-phrase ledger of pack `ref` over the prose answers the observer reads, each false positive
+    located by run key, clause span and the fp-labelled finding in it (to step through in the run screen)."""
+    stored = store_packs.find_pack(db, ref)
+    rows = list(store_labels.iter_finding_labels(db))
+    labels = build_labels(rows, store_labels.iter_missed_labels(db))
+    targets: dict[str, list[tuple[int, int, str]]] = {}
+    for target, run_key, start, end, _who, _verdict in rows:
+        targets.setdefault(run_key, []).append((start, end, target))
+    fp_spans = {(f.answer_key, f.start, f.end) for f in labels.findings if f.verdict == "fp"}
+    answers = (
+        StoredAnswer(key, text, run_id, outcome, delivered, calls, flagged)
+        for key, run_id, text, outcome, delivered, calls, flagged in store_packs.iter_replay_answers(db)
+    )
+    found = phrase_ledger(to_domain(stored), observed_prose(answers), labels.findings, labels.misses)
+
+    def finding_in(key: str, cs: int, ce: int) -> str | None:
+        return next(
+            (t for s, e, t in targets.get(key, []) if (key, s, e) in fp_spans and s < ce and cs < e), None
+        )
+
+    return {
+        "pack": ref_json(stored),
+        "phrases": [
+            {
+                "phrase": r.phrase,
+                "list": r.list_name,
+                "hits": r.hits,
+                "true_positives": r.true_positives,
+                "false_positives": r.false_positives,
+                "misses_covered": r.misses_covered,
+                "precision": None if r.precision is None else round(r.precision, 4),
+                "false_positives_at": [
+                    {"run_key": k, "start": cs, "end": ce, "finding_id": finding_in(k, cs, ce)}
+                    for k, cs, ce in r.false_positive_clauses
+                ],
+            }
+            for r in found
+        ],
+    }

@@ -279,6 +279,24 @@ class ReviewService:
         states = await self._call(labels.label_states)
         return label_stats(states)
 
+    async def pack_versions(self) -> list[dict[str, Any]]:
+        """The phrasePackVersion strings stored findings carry, with counts and their deployed pack."""
+        from store.packs import version_strings
+
+        return await self._call(version_strings)
+
+    async def pack_production(self) -> list[dict[str, Any]]:
+        """`reviewer pack production --json`: measured precision beside the replay's, per linked version."""
+        from reviewer.packs import production
+
+        return await self._call(production)
+
+    async def phrase_ledger(self, ref: str) -> dict[str, Any]:
+        """The per-phrase ledger of pack `ref`, false positives located for the run screen."""
+        from reviewer.packs import ledger
+
+        return await self._call(ledger, ref)
+
 
 def _queue_filters(filters: dict[str, Any], reviewer: str) -> dict[str, Any]:
     clean = {k: v for k, v in _clean(filters).items() if k in QUEUE_FILTERS}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from reviewer.review.matching import CompiledPack, compile_pack
@@ -69,6 +69,35 @@ def observed_fields(text: str) -> tuple[list[tuple[str, str]], bool]:
     typed = parse_typed(stripped)
     fields = string_fields(typed) if typed is not None else [(ANSWER_FIELD, stripped)]
     return fields, stripped != text
+
+
+class ReadOnce:
+    """Which stored answers the observer reads: delivered ones, once per run (run id + text)."""
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+
+    def why_not(self, answer: StoredAnswer) -> str | None:
+        """None when `answer` is read (and remembered), else why not: its outcome, or `duplicate-run`."""
+        if not answer.delivered:
+            return answer.outcome or UNKNOWN_OUTCOME
+        if answer.run_id:
+            ident = hashlib.blake2b(f"{answer.run_id}\x00{answer.text}".encode(), digest_size=16).digest()
+            if ident in self._seen:
+                return DUPLICATE_RUN
+            self._seen.add(ident)
+        return None
+
+
+def observed_prose(answers: Iterable[StoredAnswer]) -> Iterator[tuple[str, str]]:
+    """(key, text) of the prose answers the observer reads, coverage block removed (typed answers, whose
+    labels never sit on the answer text, are left out): what the per-phrase ledger counts over."""
+    once = ReadOnce()
+    for answer in answers:
+        if once.why_not(answer) is None:
+            fields, _ = observed_fields(answer.text)
+            if len(fields) == 1 and fields[0][0] == ANSWER_FIELD:
+                yield answer.key, fields[0][1]
 
 
 def _maybe_over_limit(fields: list[tuple[str, str]]) -> bool:
@@ -173,7 +202,7 @@ class ObservedReplayer:
         self._read = self._n = self._stripped = self._typed = 0
         self._excluded: Counter[str] = Counter()
         self._excluded_examples: list[Excluded] = []
-        self._seen: set[bytes] = set()
+        self._once = ReadOnce()
         self._new = self._new_unrecorded = self._gone = 0
         self._new_examples: list[ClauseRef] = []
         self._gone_examples: list[ClauseRef] = []
@@ -190,15 +219,10 @@ class ObservedReplayer:
         self._read += 1
         if self._progress is not None and self._read % self._every == 0:
             self._progress(self._read)
-        if not answer.delivered:
-            self._exclude(answer.key, answer.outcome or UNKNOWN_OUTCOME)
+        why = self._once.why_not(answer)
+        if why is not None:
+            self._exclude(answer.key, why)
             return
-        if answer.run_id:
-            ident = hashlib.blake2b(f"{answer.run_id}\x00{answer.text}".encode(), digest_size=16).digest()
-            if ident in self._seen:
-                self._exclude(answer.key, DUPLICATE_RUN)
-                return
-            self._seen.add(ident)
         fields, stripped = observed_fields(answer.text)
         self._n += 1
         self._stripped += stripped
