@@ -20,12 +20,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from reviewer.review.matching import CompiledPack, compile_pack
-from reviewer.review.observer.budgets import (
-    MAX_FIELD_PATH_UTF16,
-    MAX_INPUT_UTF16,
-    MAX_STRING_VALUES,
-    input_over_limit,
-)
 from reviewer.review.observer.coverage_block import strip_coverage_block
 from reviewer.review.observer.no_read import DispatchedRead
 from reviewer.review.observer.predict import ANSWER_FIELD, Prediction, observe_answer
@@ -100,15 +94,6 @@ def observed_prose(answers: Iterable[StoredAnswer]) -> Iterator[tuple[str, str]]
                 yield answer.key, fields[0][1]
 
 
-def _maybe_over_limit(fields: list[tuple[str, str]]) -> bool:
-    """Cheap pre-check: only these can break the input budget (a str char is 1 or 2 UTF-16 units)."""
-    return (
-        len(fields) > MAX_STRING_VALUES
-        or sum(len(t) for _, t in fields) * 2 > MAX_INPUT_UTF16
-        or any(len(p) * 2 > MAX_FIELD_PATH_UTF16 for p, _ in fields)
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class Excluded:
     """An answer the replay did not read, and why (an outcome, or `duplicate-run`)."""
@@ -167,8 +152,8 @@ class _Labelled:
 
 
 class ObservedReplayer:
-    """The fold: `feed` stored answers, then `report()`. An answer neither pack can hit, unlabelled and
-    under the input budget, costs one combined regex scan per field."""
+    """The fold: `feed` stored answers, then `report()`. An answer in which neither pack's phrases occur
+    costs one regex scan per pack and field (`observe_answer` stops there)."""
 
     def __init__(
         self,
@@ -185,7 +170,6 @@ class ObservedReplayer:
     ) -> None:
         self._cur: CompiledPack = compile_pack(current)
         self._cand: CompiledPack = compile_pack(candidate)
-        self._gate = CompiledPack(current, candidate.phrases())
         self._findings: dict[str, list[FindingLabel]] = {}
         self._misses: dict[str, list[MissedLabel]] = {}
         for f in findings:
@@ -227,17 +211,11 @@ class ObservedReplayer:
         self._n += 1
         self._stripped += stripped
         self._typed += not (len(fields) == 1 and fields[0][0] == ANSWER_FIELD)
-        key = answer.key
-        if (
-            key not in self._holdout
-            and not any(self._gate.could_hit(t) for _, t in fields)
-            and not (_maybe_over_limit(fields) and input_over_limit(fields))
-        ):
-            return
         reads = (DispatchedRead(0),) if answer.dispatched_calls else ()
         cand = observe_answer(fields, self._cand, reads=reads)
         cur = observe_answer(fields, self._cur, reads=reads)
-        self._fold(answer, dict(fields), cand, cur)
+        if cand or cur or answer.key in self._holdout:
+            self._fold(answer, dict(fields), cand, cur)
 
     def _fold(
         self, answer: StoredAnswer, texts: dict[str, str], cand: list[Prediction], cur: list[Prediction]
