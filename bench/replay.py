@@ -3,8 +3,8 @@
     python -m bench.replay [--answers 100000] [--db PATH] [--fresh]
 
 Builds (once, cached under bench/corpus/) a database of synthetic answers inserted through
-`bench.synthetic.insert_synthetic_answers` (bare runs rows with placed negative-claim findings, and a few
-hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.service.pack_ops.run_replay`,
+`bench.synthetic.insert_synthetic_answers` (bare runs rows with placed negative-claim findings, three in
+four with a dispatched tool call, and a few hundred labels), saves a 31-phrase pack and a 32-phrase child, then times `reviewer.service.pack_ops.run_replay`,
 the same path the CLI and the packs screen use: keyset pages from SQLite, label resolution, the domain
 Replayer, the trial record. Prints progress while it runs and the throughput in answers/s.
 """
@@ -21,6 +21,8 @@ from pathlib import Path
 from bench.corpus import EMOJI, NEGATIVES, _filler, _Slots
 
 CORPUS_ROOT = Path(__file__).resolve().parent / "corpus"
+#: share of synthetic runs that record a dispatched tool call (the others' claims become no-read notes)
+READ_SHARE = 0.75
 
 NONE_PHRASES = [
     "found nothing", "no open incidents", "zero results", "nothing turned up",
@@ -65,7 +67,7 @@ def build(db_path: Path, n: int) -> None:
 
     started = time.perf_counter()
     db = open_database(db_path)
-    insert_synthetic_answers(db, answers(n))
+    insert_synthetic_answers(db, answers(n), read_share=READ_SHARE)
     print(f"inserted {n:,} synthetic answers in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     rng = random.Random(5)
     labelled = 0

@@ -111,9 +111,14 @@ def _iso_ms(ms: int) -> str:
 
 
 def insert_synthetic_answers(
-    db: Database, rows: Iterable[tuple[str, str, Sequence[tuple[int, int]]]], *, batch: int = 10_000
+    db: Database,
+    rows: Iterable[tuple[str, str, Sequence[tuple[int, int]]]],
+    *,
+    batch: int = 10_000,
+    read_share: float = 0.0,
 ) -> int:
-    """Insert bare `runs` rows (key, answer) with placed negative-claim findings, fast, for benchmarks.
+    """Insert bare `runs` rows (key, answer) with placed negative-claim findings, fast, for benchmarks;
+    about `read_share` of them (decided by a seeded draw) also get one dispatched tool call.
 
     Not a recording: no original, no events, not searchable. Never use it on a reviewer's database."""
     run_sql = (
@@ -124,19 +129,29 @@ def insert_synthetic_answers(
         "INSERT OR REPLACE INTO findings (id, run_key, run_id, seq, kind, field, span_start, span_end, "
         "span_text, placeable, pack_version) VALUES (?, ?, ?, ?, 'negative-claim', 'answer', ?, ?, ?, 1, ?)"
     )
+    call_sql = (
+        "INSERT OR REPLACE INTO tool_calls (run_key, call_id, seq, ordinal, tool_name, completed) "
+        "VALUES (?, 'syn-call-1', 1, 1, 'search', 1)"
+    )
+    rng = random.Random(3)
     total = 0
     runs: list[tuple[Any, ...]] = []
     findings: list[tuple[Any, ...]] = []
+    calls: list[tuple[Any, ...]] = []
 
     def flush() -> None:
         with write_lock(db):
             db.conn.executemany(run_sql, runs)
             db.conn.executemany(finding_sql, findings)
+            db.conn.executemany(call_sql, calls)
         runs.clear()
         findings.clear()
+        calls.clear()
 
     for key, answer, spans in rows:
         runs.append((key, key, answer, len(spans), len(spans)))
+        if rng.random() < read_share:
+            calls.append((key,))
         for seq, (start, end) in enumerate(spans):
             findings.append((f"syn-{key}-{seq}", key, key, seq, start, end, answer[start:end], "synthetic@1"))
         total += 1

@@ -21,7 +21,7 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
-from store.vocab import NEGATIVE_CLAIM
+from store.vocab import FINDING_VERDICTS, NEGATIVE_CLAIM, is_withheld
 
 #: Answers read per page by `iter_answers` (about 2 MB of text at typical answer sizes).
 ANSWER_PAGE = 2_000
@@ -31,6 +31,8 @@ NAME_MAX = 64
 
 #: (run key, answer text, flagged spans (start, end, pack version)) with Python str indices into the answer.
 AnswerRow = tuple[str, str, list[tuple[int, int, str | None]]]
+#: (run key, run id, answer text, outcome, delivered, dispatched calls recorded in the run, flagged spans)
+ReplayAnswerRow = tuple[str, str | None, str, str | None, bool, int, list[tuple[int, int, str | None]]]
 
 
 class PackNameError(StoreError):
@@ -276,6 +278,124 @@ def trial_counts(db: Database, labels_fingerprint: str, candidate_hash: str | No
     return {"trials": sum(int(c) for _, c in rows), "variants": len(rows), "variant": variant}
 
 
+# -- phrasePackVersion strings: what findings carry, and which stored pack each was deployed from ----------------
+
+
+def version_strings(db: Database) -> list[dict[str, Any]]:
+    """Every `phrasePackVersion` string stored findings carry: how many findings (and negative-claim
+    findings), how many of them are labelled, how many current labels they have, and the stored pack
+    it was deployed from (None when nobody recorded it), in version order."""
+    rows = db.execute(
+        "SELECT f.pack_version, count(*), sum(f.kind = ?), "
+        "sum(EXISTS (SELECT 1 FROM current_labels c WHERE c.target_id = f.id)), "
+        "(SELECT count(*) FROM current_labels c JOIN findings g ON g.id = c.target_id "
+        " WHERE g.pack_version = f.pack_version) "
+        "FROM findings f WHERE f.pack_version IS NOT NULL GROUP BY f.pack_version ORDER BY f.pack_version",
+        [NEGATIVE_CLAIM],
+    ).fetchall()
+    links = {d["pack_version"]: d for d in deployments(db)}
+    out = []
+    for version, findings, claims, labelled, labels in rows:
+        link = links.pop(version, None)
+        out.append(_version_row(version, findings, claims, labelled, labels, link))
+    out += [_version_row(v, 0, 0, 0, 0, link) for v, link in sorted(links.items())]
+    return out
+
+
+def _version_row(
+    version: str, findings: Any, claims: Any, labelled: Any, labels: Any, link: dict[str, Any] | None
+) -> dict[str, Any]:
+    return {
+        "version": version,
+        "findings": int(findings or 0),
+        "negative_claims": int(claims or 0),
+        "labelled_findings": int(labelled or 0),
+        "labels": int(labels or 0),
+        "deployed_from": link,
+    }
+
+
+def record_deployment(
+    db: Database,
+    pack_version: str,
+    pack: StoredPack,
+    *,
+    replaces: str | None = None,
+    created_by: str | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
+    """Record that `pack_version` was deployed from `pack` (a newer record for the same string wins)."""
+    version = pack_version.strip()
+    if not version or any(not ch.isprintable() for ch in version):
+        raise StoreError("a phrasePackVersion string may not be empty or hold control characters")
+    with write_lock(db):
+        cur = db.execute(
+            "INSERT INTO pack_deployments (pack_version, pack_id, replaces, created_at, created_by, note) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [version, pack.id, replaces, now_iso(), created_by, note],
+        )
+        row_id = int(cur.lastrowid or 0)
+    return next(d for d in deployments(db) if d["id"] == row_id)
+
+
+def deployments(db: Database) -> list[dict[str, Any]]:
+    """The current link of every version string (its latest record), oldest record first."""
+    rows = db.execute(
+        "SELECT d.id, d.pack_version, d.pack_id, d.replaces, d.created_at, d.created_by, d.note "
+        "FROM pack_deployments d WHERE d.id = (SELECT max(id) FROM pack_deployments m "
+        "WHERE m.pack_version = d.pack_version) ORDER BY d.id"
+    ).fetchall()
+    out = []
+    for rid, version, pack_id, replaces, created_at, created_by, note in rows:
+        pack = pack_by_id(db, int(pack_id))
+        out.append(
+            {
+                "id": int(rid),
+                "pack_version": version,
+                "pack": pack.ref if pack else None,
+                "content_hash": pack.content_hash if pack else None,
+                "replaces": replaces,
+                "created_at": created_at,
+                "created_by": created_by,
+                "note": note,
+            }
+        )
+    return out
+
+
+def version_verdicts(db: Database, pack_version: str) -> list[tuple[str, str]]:
+    """(finding id, verdict) of every current tp/fp/unsure label, one per reviewer, on the
+    negative-claim findings carrying `pack_version`."""
+    return [
+        (str(t), str(v))
+        for t, v in db.execute(
+            "SELECT c.target_id, c.verdict FROM current_labels c JOIN findings f ON f.id = c.target_id "
+            f"WHERE f.pack_version = ? AND f.kind = ? AND c.verdict IN ({', '.join('?' for _ in FINDING_VERDICTS)}) "
+            "ORDER BY c.target_id, c.reviewer",
+            [pack_version, NEGATIVE_CLAIM, *FINDING_VERDICTS],
+        )
+    ]
+
+
+def latest_trial(db: Database, candidate_hash: str) -> dict[str, Any] | None:
+    """The newest replay recorded with `candidate_hash` as its candidate (None when never replayed)."""
+    row = db.execute(
+        "SELECT id, baseline_hash, labels_fingerprint, created_at, figures FROM pack_trials "
+        "WHERE candidate_hash = ? ORDER BY id DESC LIMIT 1",
+        [candidate_hash],
+    ).fetchone()
+    if row is None:
+        return None
+    tid, base, fingerprint, created_at, figures = row
+    return {
+        "id": int(tid),
+        "baseline_hash": base,
+        "labels_fingerprint": fingerprint,
+        "created_at": created_at,
+        "figures": json.loads(figures) if figures else {},
+    }
+
+
 # -- decisions on suggested phrases ------------------------------------------------------------------------------
 
 
@@ -351,3 +471,53 @@ def iter_answers(db: Database, *, page: int = ANSWER_PAGE, only_flagged: bool = 
         if len(rows) < page:
             return
         after = rows[-1][0]
+
+
+def answer_delivered(outcome: str | None) -> bool:
+    """Whether the person received this run's answer: THE rule the replay's answer source applies (today
+    `store.vocab`'s withheld rule on the outcome; the one place to switch to a `runs.delivered` column)."""
+    return not is_withheld(outcome)
+
+
+def iter_replay_answers(db: Database, *, page: int = ANSWER_PAGE) -> Iterator[ReplayAnswerRow]:
+    """The replay's answer source: every stored answer in key order with its run id, outcome, whether it
+    was delivered (`answer_delivered`), how many tool calls the run recorded as dispatched (a run is one
+    turn), and its flagged spans as in `iter_answers`. Undelivered answers are yielded too, marked, so
+    the replay can count them apart."""
+    after = ""
+    while True:
+        rows = db.execute(
+            "SELECT key, run_id, answer, outcome FROM runs WHERE key > ? AND answer IS NOT NULL "
+            "ORDER BY key LIMIT ?",
+            [after, page],
+        ).fetchall()
+        if not rows:
+            return
+        lo, hi = rows[0][0], rows[-1][0]
+        spans: dict[str, list[tuple[int, int, str | None]]] = {}
+        for run_key, start, end, version in db.execute(
+            "SELECT run_key, span_start, span_end, pack_version FROM findings "
+            "WHERE run_key >= ? AND run_key <= ? AND kind = ? AND span_start IS NOT NULL "
+            "AND span_end IS NOT NULL AND coalesce(field, 'answer') = 'answer' ORDER BY run_key, seq",
+            [lo, hi, NEGATIVE_CLAIM],
+        ):
+            spans.setdefault(run_key, []).append((int(start), int(end), version))
+        calls = dict(
+            db.execute(
+                "SELECT run_key, count(*) FROM tool_calls WHERE run_key >= ? AND run_key <= ? GROUP BY run_key",
+                [lo, hi],
+            ).fetchall()
+        )
+        for key, run_id, answer, outcome in rows:
+            yield (
+                key,
+                run_id,
+                answer,
+                outcome,
+                answer_delivered(outcome),
+                int(calls.get(key, 0)),
+                spans.get(key, []),
+            )
+        if len(rows) < page:
+            return
+        after = hi

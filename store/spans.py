@@ -11,8 +11,11 @@ from typing import Any
 
 
 def utf16_len(text: str) -> int:
-    """Length of `text` in UTF-16 code units, as JavaScript's `.length` reports it."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    """Length of `text` in UTF-16 code units, as JavaScript's `.length` reports it (a lone surrogate
+    counts one unit, as in JavaScript)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _astral_positions(text: str) -> list[int]:

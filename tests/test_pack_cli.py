@@ -284,25 +284,32 @@ def test_replay_figures_by_hand(hand_path: tuple[Path, dict[str, str]]) -> None:
     }
     every = out["figures"]["all"]
     assert every["labelled_answers"] == 6
-    # candidate: labelled hit clauses r1 (confirmed), r2b (fp), r3 (confirmed), r4 (fp) -> precision 2/4;
-    # misses r1, r5, r6: only r1's clause is hit -> recovers 1/3
+    # Every run recorded a dispatched tool call, so no no-read note replaces the claims.
+    # candidate: claims r1, r2b, r3, r4, all labelled: r1 (confirmed), r2b (fp), r3 (confirmed), r4 (fp) ->
+    # precision 2/4; misses r1, r5, r6: only r1's clause is claimed -> recovers 1/3; r5's "came up empty"
+    # in its fenced block gives one in-code-block note
     assert every["candidate"] == {
-        "labelled_hits": 4, "confirmed_hits": 2, "fp_hits": 2, "precision": 0.5,
-        "misses": 3, "misses_covered": 1, "recall": 0.3333,
+        "claims": 4, "labelled_hits": 4, "confirmed_hits": 2, "fp_hits": 2, "precision": 0.5,
+        "misses": 3, "misses_covered": 1, "misses_in_noted_answers": 0, "recall": 0.3333,
+        "notes": {"in-code-block": 1},
     }  # fmt: skip
-    # baseline: r2a (tp), r3 (tp) -> precision 2/2; recovers 0/3
+    # baseline: r2a (tp), r3 (tp) -> precision 2/2; recovers 0/3; no baseline phrase sits in code
     assert every["baseline"] == {
-        "labelled_hits": 2, "confirmed_hits": 2, "fp_hits": 0, "precision": 1.0,
-        "misses": 3, "misses_covered": 0, "recall": 0.0,
+        "claims": 2, "labelled_hits": 2, "confirmed_hits": 2, "fp_hits": 0, "precision": 1.0,
+        "misses": 3, "misses_covered": 0, "misses_in_noted_answers": 0, "recall": 0.0, "notes": {},
     }  # fmt: skip
+    assert out["notes"] == {"candidate": {"in-code-block": 1}, "baseline": {}}
+    assert out["excluded"] == {"total": 0, "why": {}, "examples": []} and out["answers_read"] == 6
     assert every["fp_added"] == 2  # r2b and r4: fp clauses only the candidate hits
     assert out["figures"]["train"] == every and out["figures"]["holdout"]["labelled_answers"] == 0
     assert out["labels"]["finding_labels"] == 4 and out["labels"]["missed_labels"] == 3
     assert out["caveat"].startswith("The framework's own English grammar is richer")
-    # the caveat list names the rules this replay applies, the ones it leaves out and what it cannot do
+    # the caveat list names the rules this replay applies and what it cannot do; it leaves none out now
     kinds = {c["rule"]: c["kind"] for c in out["caveats"]}
     assert kinds["literal-phrases"] == kinds["code-skipped"] == "reproduces"
-    assert kinds["no-read"] == kinds["filtered-clauses"] == kinds["language-heuristic"] == "not-modelled"
+    assert kinds["no-read"] == kinds["filtered-clauses"] == kinds["language-heuristic"] == "reproduces"
+    assert kinds["coverage-block-stripped"] == kinds["claim-budget"] == kinds["input-budget"] == "reproduces"
+    assert "not-modelled" not in kinds.values()
     assert kinds["grammar"] == kinds["anchoring"] == kinds["entity-resolution"] == "cannot"
     assert out["trial"] == {"id": 1, "trials": 1, "variants": 1, "variant": 1}
 

@@ -38,9 +38,12 @@ def _u16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def write_recording(folder: Path, run_id: str, answer: str, flagged: list[str]) -> Path:
-    """A minimal agentfootprint recording: one turn whose answer is `answer`, with a negative-claim
-    finding (UTF-16 span, as the framework reports it) on each phrase of `flagged`."""
+def recording_events(
+    run_id: str, answer: str, flagged: list[str], *, read: bool = True, version: str = "en-negatives@3"
+) -> list[dict[str, Any]]:
+    """The events of a minimal agentfootprint recording: one turn whose answer is `answer`, one dispatched
+    tool call when `read`, and a negative-claim finding (UTF-16 span, as the framework reports it) on each
+    phrase of `flagged`, carrying phrase-pack version `version`."""
     meta = {"runId": run_id, "wallClockMs": 1_796_003_100_000, "runOffsetMs": 0}
     events: list[dict[str, Any]] = [
         {"type": "agentfootprint.agent.run_configured", "payload": {"agentId": "t"}, "meta": meta},
@@ -50,6 +53,18 @@ def write_recording(folder: Path, run_id: str, answer: str, flagged: list[str]) 
             "meta": meta,
         },
     ]
+    if read:
+        call = {"toolName": "search_logs", "toolCallId": f"{run_id}-c1"}
+        events.append(
+            {"type": "agentfootprint.stream.tool_start", "payload": {**call, "args": {}}, "meta": meta}
+        )
+        events.append(
+            {
+                "type": "agentfootprint.stream.tool_end",
+                "payload": {"toolCallId": call["toolCallId"], "result": []},
+                "meta": meta,
+            }
+        )
     for words in flagged:
         at = answer.index(words)
         span = {"start": _u16(answer[:at]), "end": _u16(answer[: at + len(words)])}
@@ -57,7 +72,7 @@ def write_recording(folder: Path, run_id: str, answer: str, flagged: list[str]) 
             "kind": "negative-claim",
             "field": "answer",
             "span": span,
-            "phrasePackVersion": "en-negatives@3",
+            "phrasePackVersion": version,
         }
         events.append({"type": "agentfootprint.findings.negative_claim", "payload": payload, "meta": meta})
     events.append(
@@ -67,6 +82,20 @@ def write_recording(folder: Path, run_id: str, answer: str, flagged: list[str]) 
             "meta": meta,
         }
     )
+    return events
+
+
+def write_recording(
+    folder: Path,
+    run_id: str,
+    answer: str,
+    flagged: list[str],
+    *,
+    read: bool = True,
+    version: str = "en-negatives@3",
+) -> Path:
+    """`recording_events` as a bare recording file `<run_id>.json` in `folder`."""
+    events = recording_events(run_id, answer, flagged, read=read, version=version)
     path = folder / f"{run_id}.json"
     path.write_bytes(orjson.dumps({"snapshot": {}, "structure": {}, "events": events}))
     return path

@@ -22,6 +22,7 @@ from reviewer.review.phrase_pack import (
     PackFormatError,
     PackLimitError,
 )
+from reviewer.review.production import production_line
 from reviewer.review.replay import DEFAULT_SEED
 from reviewer.review.ts_export import ConstNameError, check_const_name
 from reviewer.service.pack_ops import (
@@ -31,6 +32,8 @@ from reviewer.service.pack_ops import (
     export_text,
     import_pack,
     pack_diff,
+    production,
+    record_deployed,
     run_replay,
     suggestions,
 )
@@ -180,11 +183,19 @@ def remove_cmd(
 @db_option
 @json_option
 def list_cmd(db_path: Path | None, as_json: bool) -> None:
-    """Every pack with its latest version.
+    """Every pack with its latest version, and the phrasePackVersion strings stored findings carry.
 
     Example: reviewer pack list --json
     """
-    rows = store_packs.list_packs(open_db(db_path))
+    db = open_db(db_path)
+    rows = store_packs.list_packs(db)
+    versions = store_packs.version_strings(db)
+    for r in rows:
+        r["deployed_as"] = [
+            v["version"]
+            for v in versions
+            if v["deployed_from"] and str(v["deployed_from"]["pack"]).partition("@")[0] == r["name"]
+        ]
     if as_json:
         print_json(rows)
         return
@@ -195,6 +206,90 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
             f"{inert(r['ref']):24} id {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
             f"{r['updated_at']}  {inert(r['updated_by'] or '')}"
         )
+    _echo_versions(versions)
+
+
+def _echo_versions(versions: list[dict[str, Any]]) -> None:
+    if not versions:
+        click.echo("no stored finding carries a phrasePackVersion string")
+        return
+    click.echo("phrasePackVersion strings in stored findings:")
+    for v in versions:
+        link = v["deployed_from"]
+        where = f"deployed from {inert(link['pack'])}" if link else "no stored pack linked"
+        click.echo(
+            f"  {inert(v['version']):24} {v['findings']} finding(s), {v['labelled_findings']} labelled, "
+            f"{v['labels']} label(s); {where}"
+        )
+
+
+@pack.command("versions")
+@db_option
+@json_option
+def versions_cmd(db_path: Path | None, as_json: bool) -> None:
+    """The phrasePackVersion strings stored findings carry: findings, labels, and the pack deployed as it.
+
+    Example: reviewer pack versions --json
+    """
+    versions = store_packs.version_strings(open_db(db_path))
+    if as_json:
+        print_json(versions)
+        return
+    _echo_versions(versions)
+
+
+@pack.command("deployed")
+@click.argument("ref")
+@click.argument("version")
+@click.option(
+    "--replaces",
+    default=None,
+    help="The version string it replaced (default: the newest other one linked to a pack of this name).",
+)
+@click.option("--note", default=None, help="Why, where, when (kept with the link).")
+@reviewer_option
+@db_option
+@json_option
+def deployed_cmd(
+    ref: str,
+    version: str,
+    replaces: str | None,
+    note: str | None,
+    reviewer: str | None,
+    db_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Record that findings carrying phrasePackVersion VERSION come from stored pack REF.
+
+    Example: reviewer pack deployed ops@3 'en-negatives@3+a1b2c3'
+    """
+    db = open_db(db_path)
+    row = _guard(lambda: record_deployed(db, ref, version, replaces=replaces, who=_who(reviewer), note=note))
+    if as_json:
+        print_json(row)
+        return
+    old = f" (replacing {inert(row['replaces'])})" if row["replaces"] else ""
+    click.echo(f"{inert(row['pack_version'])} deployed from {inert(row['pack'])}{old}")
+
+
+@pack.command("production")
+@click.argument("version", required=False)
+@db_option
+@json_option
+def production_cmd(version: str | None, db_path: Path | None, as_json: bool) -> None:
+    """Precision measured on labelled findings of each deployed version string, beside the replay's
+    prediction for its pack, and the same for the version it replaced.
+
+    Example: reviewer pack production --json
+    """
+    rows = _guard(lambda: production(open_db(db_path), version))
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        click.echo("no version string is linked to a stored pack yet (reviewer pack deployed REF VERSION)")
+    for row in rows:
+        click.echo(inert(production_line(row)))
 
 
 @pack.command("show")
@@ -216,6 +311,7 @@ def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
             | {"phrases": len(p.none) + len(p.complete)}
             for p in versions
         ]
+        out["production"] = [r for r in production(db) if r["pack"] == stored.ref]
         print_json(out)
         return
     click.echo(

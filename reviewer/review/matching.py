@@ -158,6 +158,22 @@ class CompiledPack:
             return self._low_any.search(text.lower()) is not None
         return self._i_any is not None and self._i_any.search(text) is not None
 
+    def candidate_starts(self, text: str) -> list[int]:
+        """Every index where some phrase may start (ignoring boundary, clause and code rules), in order:
+        no phrase occurrence starts anywhere else."""
+        if self._low_any is not None and text.isascii():
+            subject, scan = text.lower(), self._low_any
+        elif self._i_any is not None:
+            subject, scan = text, self._i_any
+        else:
+            return []
+        out: list[int] = []
+        pos = 0
+        while (m := scan.search(subject, pos)) is not None:
+            out.append(m.start())
+            pos = m.start() + 1
+        return out
+
     def hits(self, text: str, layout: TextLayout | None = None) -> list[PhraseHit]:
         """Every hit that survives the code and clause rules, ordered by position."""
         if self._low_any is not None and text.isascii():

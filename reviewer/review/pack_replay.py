@@ -14,25 +14,23 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from reviewer.review.matching import TextLayout
-from reviewer.review.observer.caveats import Caveat, caveat_summary, replay_caveats
+from reviewer.review.observed_replay import ObservedReplayer, ObservedReport, PartFigures, StoredAnswer
+from reviewer.review.observer.caveats import RULES, Caveat, caveat_summary, replay_caveats
+from reviewer.review.observer.scoring import ObserverScore
 from reviewer.review.phrase_pack import ListName, PackDiff, PhrasePack
 from reviewer.review.replay import (
     DEFAULT_SEED,
-    AnswerLike,
     ClauseRef,
     FindingLabel,
-    LabelFigures,
     MissedLabel,
-    PackScore,
-    Replayer,
-    ReplayReport,
     Verdict,
     in_holdout,
 )
 from reviewer.review.suggest import MissedWords, Suggestion, suggest_phrases
 
 #: The observer rules this replay applies (ids of `observer.caveats.RULES`); the caveat follows from it.
-REPLAY_RULES: tuple[str, ...] = ("literal-phrases", "code-skipped")
+#: `observe_answer` applies every rule of the observer package, and the answer source strips the block.
+REPLAY_RULES: tuple[str, ...] = tuple(RULES)
 CAVEATS: tuple[Caveat, ...] = tuple(replay_caveats(REPLAY_RULES))
 CAVEAT_LEAD = "this replay covers only the literal phrase extension of the framework's observer."
 #: Shown once beside every replay (screen and CLI): what the replay can and cannot say.
@@ -45,6 +43,17 @@ DEFAULT_HOLDOUT = 0.2
 FindingRow = tuple[str, str, int, int, str, str]
 MissedRow = tuple[str, str, int, int, str, str, str]
 AnswerRow = tuple[str, str, Sequence[tuple[int, int, str | None]]]
+#: the store's replay source row: (key, run id, answer, outcome, delivered, dispatched calls, flagged)
+ReplayRow = tuple[str, str | None, str, str | None, bool, int, Sequence[tuple[int, int, str | None]]]
+
+#: What `replay --json` predicts, in the framework's finding shape (documented in README).
+PREDICTION_SHAPE: dict[str, str] = {
+    "negative-claim": "one per clause a pack phrase hits outside code, in English, not filtered, when the "
+    "turn recorded a dispatched tool call; counted in `newly_flagged`, the phrase figures and precision",
+    "negative-claim-note": "one per code: no-read (per answer, replacing its claims when the turn recorded "
+    "no tool call), too-many-claims and input-limit (per answer, replacing everything), in-code-block and "
+    "language-unsupported (per unit); counted in `notes`",
+}
 
 
 def consensus(verdicts: Iterable[str]) -> Verdict:
@@ -93,7 +102,7 @@ def build_labels(finding_rows: Iterable[FindingRow], missed_rows: Iterable[Misse
 
 
 def replay_rows(
-    answers: Iterable[AnswerRow],
+    answers: Iterable[ReplayRow],
     baseline: PhrasePack,
     candidate: PhrasePack,
     labels: LabelSet,
@@ -103,9 +112,9 @@ def replay_rows(
     progress: Callable[[int], None] | None = None,
     progress_every: int = 10_000,
     example_limit: int = 50,
-) -> ReplayReport:
-    """Fold the store's answer stream through the domain Replayer (constant memory)."""
-    replayer = Replayer(
+) -> ObservedReport:
+    """Fold the store's replay source through the observed replay (constant memory but labelled answers)."""
+    replayer = ObservedReplayer(
         baseline,
         candidate,
         labels.findings,
@@ -116,8 +125,8 @@ def replay_rows(
         progress_every=progress_every,
         example_limit=example_limit,
     )
-    for row in answers:
-        replayer.feed(cast(AnswerLike, row))
+    for key, run_id, text, outcome, delivered, calls, flagged in answers:
+        replayer.feed(StoredAnswer(key, text, run_id, outcome, delivered, calls, flagged))
     return replayer.report()
 
 
@@ -192,23 +201,26 @@ def diff_json(d: PackDiff) -> dict[str, Any]:
     }
 
 
-def _score_json(s: PackScore) -> dict[str, Any]:
+def _score_json(s: ObserverScore) -> dict[str, Any]:
     return {
-        "labelled_hits": s.labelled_hits,
-        "confirmed_hits": s.confirmed_hits,
-        "fp_hits": s.fp_hits,
+        "claims": s.claims,
+        "labelled_hits": s.labelled_claims,
+        "confirmed_hits": s.confirmed_claims,
+        "fp_hits": s.fp_claims,
         "precision": None if s.precision is None else round(s.precision, 4),
         "misses": s.misses,
         "misses_covered": s.misses_covered,
+        "misses_in_noted_answers": s.misses_in_noted_answers,
         "recall": None if s.recall is None else round(s.recall, 4),
+        "notes": dict(sorted(s.notes.items())),
     }
 
 
-def _figures_json(f: LabelFigures) -> dict[str, Any]:
+def _figures_json(f: PartFigures) -> dict[str, Any]:
     return {
         "labelled_answers": f.labelled_answers,
         "candidate": _score_json(f.candidate),
-        "baseline": _score_json(f.current),
+        "baseline": _score_json(f.baseline),
         "fp_added": f.fp_added,
     }
 
@@ -228,7 +240,7 @@ def caveat_json(c: Caveat) -> dict[str, str]:
 
 
 def report_json(
-    report: ReplayReport,
+    report: ObservedReport,
     candidate: PhrasePack,
     baseline: PhrasePack,
     *,
@@ -242,6 +254,16 @@ def report_json(
     lists = dict((p, n) for n, p in candidate.phrases())
     return {
         "answers": report.answers,
+        "answers_read": report.answers_read,
+        "excluded": {
+            "total": sum(report.excluded.values()),
+            "why": dict(sorted(report.excluded.items())),
+            "examples": [{"run_key": e.run_key, "why": e.why} for e in report.excluded_examples[:examples]],
+        },
+        "coverage_blocks_removed": report.coverage_blocks_removed,
+        "typed_answers": report.typed_answers,
+        "prediction_shape": PREDICTION_SHAPE,
+        "notes": {k: dict(sorted(v.items())) for k, v in report.notes.items()},
         "newly_flagged": report.newly_flagged,
         "newly_flagged_unrecorded": report.newly_flagged_unrecorded,
         "no_longer_flagged": report.no_longer_flagged,
@@ -270,7 +292,16 @@ def report_json(
 
 def figures_summary(data: dict[str, Any]) -> dict[str, Any]:
     """What a trial row keeps: the counts and figures, not the example clauses."""
-    keep = ("answers", "newly_flagged", "newly_flagged_unrecorded", "no_longer_flagged", "figures", "holdout")
+    keep = (
+        "answers",
+        "answers_read",
+        "newly_flagged",
+        "newly_flagged_unrecorded",
+        "no_longer_flagged",
+        "notes",
+        "figures",
+        "holdout",
+    )
     return {k: data[k] for k in keep if k in data}
 
 
@@ -283,7 +314,7 @@ def _pct(x: float | None) -> str:
 
 def _score_line(label: str, s: dict[str, Any]) -> str:
     return (
-        f"{label:9} precision {_pct(s['precision'])} ({s['confirmed_hits']}/{s['labelled_hits']} labelled hits), "
+        f"{label:9} precision {_pct(s['precision'])} ({s['confirmed_hits']}/{s['labelled_hits']} labelled claims), "
         f"recovers {_pct(s['recall'])} of misses ({s['misses_covered']}/{s['misses']}), fp hits {s['fp_hits']}"
     )
 
@@ -310,6 +341,18 @@ def report_lines(data: dict[str, Any], *, examples: int = 5, with_caveats: bool 
     rate = data.get("answers_per_second")
     timing = f" in {data['seconds']:.2f}s ({rate:,.0f} answers/s)" if rate else ""
     out.append(f"{data['answers']:,} answers replayed{timing}")
+    excluded = data.get("excluded") or {}
+    if excluded.get("total"):
+        why = ", ".join(f"{n} {w}" for w, n in excluded["why"].items())
+        out.append(f"not read: {excluded['total']} answer(s) ({why}), never in the figures")
+    if data.get("coverage_blocks_removed"):
+        out.append(
+            f"framework-appended coverage block removed before reading: {data['coverage_blocks_removed']}"
+        )
+    for side in ("candidate", "baseline"):
+        notes = (data.get("notes") or {}).get(side) or {}
+        if notes:
+            out.append(f"{side} notes: " + ", ".join(f"{code} {n}" for code, n in notes.items()))
     out.append(
         f"newly flagged clauses: {data['newly_flagged']} ({data['newly_flagged_unrecorded']} with no recorded "
         f"finding); no longer flagged: {data['no_longer_flagged']}"

@@ -275,6 +275,22 @@ class ReviewService:
         """A new version of pack `name` without `phrase`."""
         await self._threads.write(pack_ops.change_pack, name, remove=[phrase], who=who, note=note)
 
+    async def pack_versions(self) -> list[dict[str, Any]]:
+        """The phrasePackVersion strings stored findings carry, with counts and their deployed pack."""
+        from store.packs import version_strings
+
+        return await self._threads.read(version_strings)
+
+    async def pack_production(self) -> list[dict[str, Any]]:
+        """`reviewer pack production --json`: measured precision beside the replay's, per linked version."""
+
+        return await self._threads.read(pack_ops.production)
+
+    async def phrase_ledger(self, ref: str) -> dict[str, Any]:
+        """The per-phrase ledger of pack `ref`, false positives located for the run screen."""
+
+        return await self._threads.read(pack_ops.ledger, ref)
+
 
 def _queue_filters(filters: dict[str, Any], reviewer: str) -> dict[str, Any]:
     clean = {k: v for k, v in _clean(filters).items() if k in QUEUE_FILTERS}

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from reviewer.review.observed_replay import StoredAnswer, observed_prose
 from reviewer.review.pack_replay import (
     DEFAULT_HOLDOUT,
     build_labels,
@@ -22,12 +23,14 @@ from reviewer.review.pack_replay import (
     suggest_from_rows,
     suggestion_json,
 )
+from reviewer.review.phrase_ledger import phrase_ledger
 from reviewer.review.phrase_pack import (
     PackFormatError,
     PhrasePack,
     diff,
     normalise_phrase,
 )
+from reviewer.review.production import measured_precision, predicted_precision
 from reviewer.review.replay import DEFAULT_SEED
 from store import labels as store_labels
 from store import packs as store_packs
@@ -242,7 +245,7 @@ def replay_figures(
     on_step = (lambda n: progress(n, total)) if progress is not None else None
     started = time.perf_counter()
     report = replay_rows(
-        store_packs.iter_answers(db),
+        store_packs.iter_replay_answers(db),
         baseline,
         candidate,
         labels,
@@ -351,3 +354,101 @@ def export_text(stored: StoredPack, *, ts: bool = False, const_name: str = "phra
     """The JSON object `.negativeClaims(...)` accepts, or the same as a TypeScript snippet."""
     pack = to_domain(stored)
     return pack.to_typescript(const_name) if ts else pack.to_json_text() + "\n"
+
+
+# -- deployed packs, measured in production ---------------------------------------------------------------------
+
+
+def record_deployed(
+    db: Any,
+    ref: str,
+    version: str,
+    *,
+    replaces: str | None = None,
+    who: str | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
+    """Link the `phrasePackVersion` string `version` to stored pack `ref`. The version it replaced:
+    `replaces` if given, else the newest other version string linked to a pack of the same name."""
+    stored = store_packs.find_pack(db, ref)
+    if replaces is None:
+        same_name = [
+            d
+            for d in store_packs.deployments(db)
+            if d["pack_version"] != version.strip() and str(d["pack"] or "").partition("@")[0] == stored.name
+        ]
+        replaces = same_name[-1]["pack_version"] if same_name else None
+    return store_packs.record_deployment(db, version, stored, replaces=replaces, created_by=who, note=note)
+
+
+def _side(db: Any, version: str, link: dict[str, Any] | None) -> dict[str, Any]:
+    pack = link["pack"] if link else None
+    trial = store_packs.latest_trial(db, link["content_hash"]) if link and link["content_hash"] else None
+    return {
+        "version": version,
+        "pack": pack,
+        "measured": measured_precision(store_packs.version_verdicts(db, version)).as_dict(),
+        "predicted": predicted_precision(trial),
+    }
+
+
+def production(db: Any, version: str | None = None) -> list[dict[str, Any]]:
+    """For every version string linked to a stored pack (or just `version`): the precision of its labelled
+    findings and the replay's prediction for its pack, and the same for the version it replaced."""
+    links = {d["pack_version"]: d for d in store_packs.deployments(db)}
+    if version is not None and version not in links:
+        raise NotFound(f"no stored pack is linked to {version!r} (see `reviewer pack deployed REF VERSION`)")
+    out = []
+    for v, link in links.items():
+        if version is not None and v != version:
+            continue
+        row = _side(db, v, link)
+        old = link["replaces"]
+        row["replaces"] = _side(db, old, links.get(old)) if old else None
+        out.append(row)
+    return out
+
+
+# -- the per-phrase ledger ---------------------------------------------------------------------------------------
+
+
+def ledger(db: Any, ref: str) -> dict[str, Any]:
+    """The per-phrase ledger of pack `ref` over the prose answers the observer reads, each false positive
+    located by run key, clause span and the fp-labelled finding in it (to step through in the run screen)."""
+    stored = store_packs.find_pack(db, ref)
+    rows = list(store_labels.iter_finding_labels(db))
+    labels = build_labels(rows, store_labels.iter_missed_labels(db))
+    targets: dict[str, list[tuple[int, int, str]]] = {}
+    for target, run_key, start, end, _who, _verdict in rows:
+        targets.setdefault(run_key, []).append((start, end, target))
+    fp_spans = {(f.answer_key, f.start, f.end) for f in labels.findings if f.verdict == "fp"}
+    answers = (
+        StoredAnswer(key, text, run_id, outcome, delivered, calls, flagged)
+        for key, run_id, text, outcome, delivered, calls, flagged in store_packs.iter_replay_answers(db)
+    )
+    found = phrase_ledger(to_domain(stored), observed_prose(answers), labels.findings, labels.misses)
+
+    def finding_in(key: str, cs: int, ce: int) -> str | None:
+        return next(
+            (t for s, e, t in targets.get(key, []) if (key, s, e) in fp_spans and s < ce and cs < e), None
+        )
+
+    return {
+        "pack": ref_json(stored),
+        "phrases": [
+            {
+                "phrase": r.phrase,
+                "list": r.list_name,
+                "hits": r.hits,
+                "true_positives": r.true_positives,
+                "false_positives": r.false_positives,
+                "misses_covered": r.misses_covered,
+                "precision": None if r.precision is None else round(r.precision, 4),
+                "false_positives_at": [
+                    {"run_key": k, "start": cs, "end": ce, "finding_id": finding_in(k, cs, ce)}
+                    for k, cs, ce in r.false_positive_clauses
+                ],
+            }
+            for r in found
+        ],
+    }

@@ -369,4 +369,22 @@ def m007_delivery(db: Database) -> None:
         db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
 
+@migrations()
+def m008_pack_deployments(db: Database) -> None:
+    """Which stored pack a `phrasePackVersion` string (carried by findings) was deployed from, and the
+    version string it replaced. Append-only: the latest row for a version string is the link."""
+    db.execute("""
+        CREATE TABLE pack_deployments (
+            id INTEGER PRIMARY KEY,
+            pack_version TEXT NOT NULL,
+            pack_id INTEGER NOT NULL REFERENCES phrase_packs(id),
+            replaces TEXT,
+            created_at TEXT NOT NULL,
+            created_by TEXT,
+            note TEXT
+        )""")
+    db.execute("CREATE INDEX pack_deployments_version ON pack_deployments(pack_version, id)")
+    db.execute("CREATE INDEX findings_pack_version ON findings(pack_version)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -125,3 +125,16 @@ def test_clause_at_and_clauses() -> None:
 def test_punctuation_inside_inline_code_does_not_cut() -> None:
     text = "Ran `a. b` and no incidents"
     assert clauses(text) == [(0, len(text))]
+
+
+def test_candidate_starts_hold_every_occurrence_and_nothing_else_is_needed() -> None:
+    from reviewer.review.matching import compile_pack
+
+    compiled = compile_pack(PACK)
+    text = "No open incidents. `came up empty` here; 🚀 NO  INCIDENTS, nor the full listing."
+    starts = compiled.candidate_starts(text)
+    # "No open incidents" starts both "no open incidents" and (at "open") "open incidents"; the code span's
+    # phrase and the emoji-prefixed one count too (rules are applied later); "the full listing" does not
+    assert [text[s : s + 7].lower() for s in starts] == ["no open", "open in", "came up", "no  inc"]
+    assert all(h.start in starts for h in compiled.hits(text))
+    assert compiled.candidate_starts("nothing to see") == []

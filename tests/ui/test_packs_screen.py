@@ -71,7 +71,10 @@ async def test_accept_and_reject_suggestions_from_the_keyboard(db_path: Path, tm
         assert "variant 1 tried against these labels" in _report_text(screen)
         # the caveat is shown once: above the report, never repeated inside it
         caveat = str(screen.query_one("#replay-caveat", Static).render())
-        assert "cannot: the framework's own English grammar" in caveat and "not-modelled: " in caveat
+        assert (
+            "cannot: the framework's own English grammar" in caveat
+            and "reproduces: one no-read note" in caveat
+        )
         assert "cannot:" not in _report_text(screen) and "covers only" not in _report_text(screen)
         assert first["phrase"] not in {s["phrase"] for s in screen.suggestion_rows}
 

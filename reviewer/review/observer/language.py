@@ -124,11 +124,10 @@ def _latin_share(letters: list[str]) -> float:
 
 def language_unsupported(unit_text: str) -> bool:
     """Whether the heuristic judges `unit_text` not English (see the module docstring)."""
-    letters = [ch for ch in unit_text if ch.isalpha()]
-    if not letters:
-        return False
-    if _latin_share(letters) < 0.5:
-        return True
+    if not unit_text.isascii():  # ASCII letters are all Latin: only other text can fail the script test
+        letters = [ch for ch in unit_text if ch.isalpha()]
+        if letters and _latin_share(letters) < 0.5:
+            return True
     words = [w.casefold() for w in _WORD.findall(unit_text)]
     foreign = sum(1 for w in words if w in _FOREIGN)
     english = sum(1 for w in words if w in _ENGLISH)

@@ -16,8 +16,11 @@ Spans are Python str indices into the field's text (the store converts to UTF-16
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from reviewer.review.matching import CompiledPack, compile_phrase
@@ -26,6 +29,7 @@ from reviewer.review.observer.filtered import is_filtered_clause
 from reviewer.review.observer.language import language_unsupported
 from reviewer.review.observer.no_read import DispatchedRead, needs_no_read_note
 from reviewer.review.observer.units import Unit, inline_code_spans, split_units
+from reviewer.review.phrase_pack import PhrasePack
 
 Kind = Literal["negative-claim", "negative-claim-note"]
 ANSWER_FIELD = "answer"
@@ -50,16 +54,34 @@ def _note(code: str, path: str = ANSWER_FIELD, unit: Unit | None = None) -> Pred
     return Prediction("negative-claim-note", path, unit.start, unit.end, code=code)
 
 
+@lru_cache(maxsize=64)
+def _phrase_patterns(pack: PhrasePack) -> tuple[re.Pattern[str], ...]:
+    """Each phrase of `pack` compiled once (packs are frozen and hashable)."""
+    return tuple(compile_phrase(p) for _, p in pack.phrases())
+
+
 def _code_hit(pack: CompiledPack, text: str, spans: Iterable[tuple[int, int]]) -> bool:
     """Whether some phrase occurs inside one of the code spans (the matcher itself skips code)."""
-    patterns = [compile_phrase(p) for _, p in pack.pack.phrases()]
+    patterns = _phrase_patterns(pack.pack)
     return any(pat.search(text, s, e) for s, e in spans for pat in patterns)
 
 
+@lru_cache(maxsize=16)
+def _layout(text: str) -> tuple[tuple[Unit, ...], tuple[tuple[int, int], ...]]:
+    """Units and inline code spans of a text, kept for the next call: a replay observes every answer with
+    two packs in a row."""
+    return tuple(split_units(text)), tuple(inline_code_spans(text))
+
+
 def _unit_predictions(path: str, text: str, pack: CompiledPack) -> list[Prediction]:
-    inline = inline_code_spans(text)
+    starts = pack.candidate_starts(text)
+    if not starts:  # no phrase occurs anywhere: no claim and no code note
+        return []
+    units, inline = _layout(text)
     out: list[Prediction] = []
-    for unit in split_units(text):
+    for unit in units:
+        if bisect_left(starts, unit.start) == bisect_left(starts, unit.end):
+            continue  # no phrase starts inside this unit
         clause = text[unit.start : unit.end]
         if unit.code:
             if _code_hit(pack, text, [(unit.start, unit.end)]):

@@ -37,9 +37,10 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def inline_code_spans(text: str) -> list[tuple[int, int]]:
-    """Inline `code` spans outside fenced blocks, as str index pairs."""
-    fenced = [m.span() for m in _FENCE.finditer(text)]
+def _inline_outside(text: str, fences: list[re.Match[str]]) -> list[tuple[int, int]]:
+    if "`" not in text:
+        return []
+    fenced = [m.span() for m in fences]
     return [
         m.span()
         for m in _INLINE.finditer(text)
@@ -47,13 +48,22 @@ def inline_code_spans(text: str) -> list[tuple[int, int]]:
     ]
 
 
+def inline_code_spans(text: str) -> list[tuple[int, int]]:
+    """Inline `code` spans outside fenced blocks, as str index pairs."""
+    if "`" not in text:
+        return []
+    return _inline_outside(text, list(_FENCE.finditer(text)))
+
+
 def split_units(text: str) -> list[Unit]:
     """Every non-empty unit of `text`, in order (see the module docstring for the cuts)."""
+    fences = list(_FENCE.finditer(text)) if ("`" in text or "~" in text) else []
+    inline = _inline_outside(text, fences)
     units: list[Unit] = []
     pos = 0
-    for fence in [*_FENCE.finditer(text), None]:
+    for fence in [*fences, None]:
         stop = fence.start() if fence is not None else len(text)
-        units.extend(_prose_units(text, pos, stop))
+        units.extend(_prose_units(text, pos, stop, inline))
         if fence is not None:
             start, end = _trimmed(text, *fence.span())
             units.append(Unit(start, end, code=True))
@@ -61,11 +71,11 @@ def split_units(text: str) -> list[Unit]:
     return units
 
 
-def _prose_units(text: str, start: int, stop: int) -> list[Unit]:
-    inline = [s for s in inline_code_spans(text) if start <= s[0] and s[1] <= stop]
+def _prose_units(text: str, start: int, stop: int, all_inline: list[tuple[int, int]]) -> list[Unit]:
+    inline = [s for s in all_inline if start <= s[0] and s[1] <= stop]
     cuts = [start]
     for m in _CUT.finditer(text, start, stop):
-        if not any(cs < m.end() and m.start() < ce for cs, ce in inline):
+        if not inline or not any(cs < m.end() and m.start() < ce for cs, ce in inline):
             cuts.append(m.end())
     cuts.append(stop)
     out = []

@@ -32,9 +32,11 @@ from reviewer.review.pack_replay import (
     caveat_lines,
     report_lines,
 )
+from reviewer.review.production import production_line
 from reviewer.review.replay import DEFAULT_SEED
 from reviewer.service import ReviewService, StoredPack
 from reviewer.service.pack_ops import export_text, to_domain
+from reviewer.ui.screens.run import RunScreen
 
 #: The pack an accepted suggestion goes to when no pack exists yet.
 DEFAULT_PACK = "default"
@@ -82,6 +84,7 @@ class PacksScreen(Screen[None]):
         Binding("R", "replay", "Re-run replay", id="packs.replay"),
         Binding("e", "export('json')", "Export JSON", id="packs.export"),
         Binding("t", "export('ts')", "Export TS", id="packs.export-ts"),
+        Binding("f", "walk_false_positives", "Step through FPs", id="packs.fp-walk"),
         Binding("escape", "close", "Back", id="packs.close"),
     ]
 
@@ -96,6 +99,8 @@ class PacksScreen(Screen[None]):
     PacksScreen #pack-names { height: auto; max-height: 40%; }
     PacksScreen #pack-phrases { height: 1fr; }
     PacksScreen #suggestions { height: 1fr; }
+    PacksScreen #ledger { height: 1fr; }
+    PacksScreen #pack-versions { height: auto; margin-top: 1; }
     PacksScreen #replay-caveat { color: $warning; height: auto; margin-bottom: 1; }
     PacksScreen #replay-progress { height: auto; }
     PacksScreen #replay-report { height: auto; }
@@ -120,6 +125,8 @@ class PacksScreen(Screen[None]):
         self.seed = seed
         self.stored: StoredPack | None = None
         self.suggestion_rows: list[dict[str, Any]] = []
+        self.ledger_rows: list[dict[str, Any]] = []
+        self.versions: list[dict[str, Any]] | None = None
         self.report: dict[str, Any] | None = None
         self._cancel = threading.Event()
 
@@ -136,16 +143,20 @@ class PacksScreen(Screen[None]):
             with Vertical(id="packs-mid"):
                 yield Static(Text("Suggestions"), id="suggest-head", classes="pane-title")
                 yield DataTable(id="suggestions", cursor_type="row", zebra_stripes=True)
+                yield Static(Text("Phrase ledger"), id="ledger-head", classes="pane-title")
+                yield DataTable(id="ledger", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="packs-right"):
                 yield Static(Text("What-if replay", style="bold"))
                 yield Static(Text(_CAVEAT_TEXT), id="replay-caveat")
                 yield ProgressBar(id="replay-progress", show_eta=False)
                 yield Static(Text("No replay yet."), id="replay-report")
+                yield Static(Text(""), id="pack-versions")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#suggestions", DataTable)
         table.add_columns("phrase", "list", "covers", "flagged", "fp")
+        self.query_one("#ledger", DataTable).add_columns("phrase", "list", "hits", "tp", "fp", "misses")
         table.focus()
         self.reload(replay=True)
 
@@ -183,8 +194,89 @@ class PacksScreen(Screen[None]):
         self._show_packs(view["packs"])
         self._show_pack()
         self._show_suggestions(view["suggestions"])
+        self.load_ledger()
+        self.load_versions()
         if replay:
             self.action_replay()
+
+    @work(exclusive=True, group="packs-ledger", exit_on_error=False)
+    async def load_ledger(self) -> None:
+        """The per-phrase ledger of the chosen pack (a pass over the stored answers, off the UI thread)."""
+        table = self.query_one("#ledger", DataTable)
+        stored = self.stored
+        if stored is None:
+            self.ledger_rows = []
+            table.clear()
+            return
+        try:
+            data = await self.data.service.phrase_ledger(stored.ref)
+        except Exception as exc:  # noqa: BLE001 - shown, the screen stays usable
+            self.notify(str(exc)[:500], title="phrase ledger", severity="error", markup=False)
+            return
+        self.ledger_rows = list(data["phrases"])
+        row = table.cursor_row
+        table.clear()
+        for r in self.ledger_rows:
+            table.add_row(
+                _text(r["phrase"]),
+                Text(r["list"]),
+                Text(str(r["hits"]), justify="right"),
+                Text(str(r["true_positives"]), justify="right"),
+                Text(str(r["false_positives"]), justify="right", style="red" if r["false_positives"] else ""),
+                Text(str(r["misses_covered"]), justify="right"),
+            )
+        if self.ledger_rows:
+            table.move_cursor(row=min(max(row, 0), len(self.ledger_rows) - 1))
+        head = Text("Phrase ledger ", style="bold")
+        head.append(
+            "hits, tp / fp among labelled hits, misses covered; f steps through a phrase's FPs", style="dim"
+        )
+        self.query_one("#ledger-head", Static).update(head)
+
+    @work(exclusive=True, group="packs-versions", exit_on_error=False)
+    async def load_versions(self) -> None:
+        """The phrasePackVersion strings findings carry, and each deployed one measured in production."""
+        try:
+            versions = await self.data.service.pack_versions()
+            production = await self.data.service.pack_production()
+        except Exception as exc:  # noqa: BLE001
+            self.notify(str(exc)[:500], title="pack versions", severity="error", markup=False)
+            return
+        out = Text("phrasePackVersion strings in stored findings\n", style="bold")
+        if not versions:
+            out.append("none yet\n", style="dim")
+        for v in versions:
+            link = v["deployed_from"]
+            out.append_text(_text(v["version"]))
+            out.append(
+                f"  {v['findings']} finding(s), {v['labelled_findings']} labelled, {v['labels']} label(s); ",
+                style="dim",
+            )
+            out.append_text(_text(f"deployed from {link['pack']}" if link else "no stored pack linked"))
+            out.append("\n")
+        if production:
+            out.append("Measured in production, beside the replay's prediction\n", style="bold")
+            for row in production:
+                out.append_text(_text(production_line(row)))
+                out.append("\n")
+        self.versions = versions
+        self.query_one("#pack-versions", Static).update(out)
+
+    def action_walk_false_positives(self) -> None:
+        """Open the run of the highlighted ledger phrase's first false positive; `f` there steps on."""
+        table = self.query_one("#ledger", DataTable)
+        if not self.ledger_rows or not 0 <= table.cursor_row < len(self.ledger_rows):
+            self.notify("no phrase in the ledger yet", severity="warning", markup=False)
+            return
+        row = self.ledger_rows[table.cursor_row]
+        walk = [(fp["run_key"], fp["finding_id"]) for fp in row["false_positives_at"] if fp["finding_id"]]
+        if not walk:
+            self.notify(
+                f"no false positive labelled for {row['phrase']!r}", severity="information", markup=False
+            )
+            return
+        run_key, finding = walk[0]
+        self.app.push_screen(RunScreen(run_key, finding=finding, walk=walk, walk_title=inert(row["phrase"])))
 
     def _show_packs(self, packs: list[dict[str, Any]]) -> None:
         names = self.query_one("#pack-names", OptionList)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from time import perf_counter
 from typing import Any, ClassVar
 
@@ -74,14 +75,28 @@ class RunScreen(LabellingScreen):
         Binding("t", "focus_timeline", "Timeline", show=False, id="run.focus-timeline"),
         Binding("d", "focus_detail", "Detail", show=False, id="run.focus-detail"),
         Binding("m", "mark_missed", "Mark missed", id="run.mark-missed"),
+        Binding("f", "next_walk", "Next false positive", id="run.next-fp"),
     ]
     HELP: ClassVar[str] = "One run: its prompt, its answer (findings highlighted), and its timeline."
 
-    def __init__(self, ident: str, *, finding: str | None = None) -> None:
+    def __init__(
+        self,
+        ident: str,
+        *,
+        finding: str | None = None,
+        walk: Sequence[tuple[str, str]] = (),
+        walk_at: int = 0,
+        walk_title: str = "",
+    ) -> None:
         super().__init__(id="run-screen")
         self.ident = ident
         #: the finding to put the cursor on once the run is drawn (opened from the queue)
         self.focus_finding = finding
+        #: (run key, finding id) stops `f` steps through (one phrase's false positives, from the packs
+        #: screen), this screen showing stop `walk_at`; empty when the run was opened any other way
+        self.walk = tuple(walk)
+        self.walk_at = walk_at
+        self.walk_title = walk_title
         self.run_key: str | None = None
         self.run: dict[str, Any] | None = None
         self.current_finding: str | None = None
@@ -154,6 +169,8 @@ class RunScreen(LabellingScreen):
         account = self.query_one("#typed-negatives", Static)
         account.update(typed if typed is not None else Text(""))
         account.display = typed is not None
+        if self.walk:
+            scroll.border_subtitle = self.walk_subtitle()
         self.marks["header"] = perf_counter()
         if self.focus_finding is not None:
             self._focus_finding(self.focus_finding)
@@ -357,6 +374,41 @@ class RunScreen(LabellingScreen):
 
     def action_prev_finding(self) -> None:
         self._step_finding(-1)
+
+    # -- a walk through one phrase's false positives (opened from the packs screen) --------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_walk":
+            return bool(self.walk)
+        return super().check_action(action, parameters)
+
+    def walk_subtitle(self) -> str:
+        return f"{self.walk_title}: false positive {self.walk_at + 1} of {len(self.walk)} (f: next)"
+
+    def action_next_walk(self) -> None:
+        """The next stop of the walk: the next finding here, or the run that holds it (loaded in place)."""
+        if not self.walk:
+            return
+        at = (self.walk_at + 1) % len(self.walk)
+        run_key, finding = self.walk[at]
+        if run_key == self.run_key:
+            self.walk_at = at
+            self.query_one("#answer-scroll").border_subtitle = self.walk_subtitle()
+            index = next(
+                (
+                    i
+                    for i, r in enumerate(self.timeline.rows)
+                    if r["kind"] == "finding" and r["id"] == finding
+                ),
+                None,
+            )
+            if index is not None:
+                self.timeline.move_to(index)
+            self._focus_finding(finding)
+            return
+        # the stop is in another run: this screen loads that run in place
+        self.ident, self.focus_finding, self.current_finding, self.walk_at = run_key, finding, None, at
+        self.load_header()
 
     # -- other actions ----------------------------------------------------------------------------------------
 
