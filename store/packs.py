@@ -473,9 +473,12 @@ def iter_answers(db: Database, *, page: int = ANSWER_PAGE, only_flagged: bool = 
         after = rows[-1][0]
 
 
-def answer_delivered(outcome: str | None) -> bool:
-    """Whether the person received this run's answer: THE rule the replay's answer source applies (today
-    `store.vocab`'s withheld rule on the outcome; the one place to switch to a `runs.delivered` column)."""
+def answer_delivered(outcome: str | None, delivered: int | None = None) -> bool:
+    """Whether the person received this run's answer: THE rule the replay's answer source applies. It is the
+    run's stored `delivered` (decided at extraction by `store.reading.delivery`); a row extracted before that
+    column existed (NULL until `reviewer reextract`) falls back to `store.vocab`'s withheld rule."""
+    if delivered is not None:
+        return bool(delivered)
     return not is_withheld(outcome)
 
 
@@ -487,7 +490,7 @@ def iter_replay_answers(db: Database, *, page: int = ANSWER_PAGE) -> Iterator[Re
     after = ""
     while True:
         rows = db.execute(
-            "SELECT key, run_id, answer, outcome FROM runs WHERE key > ? AND answer IS NOT NULL "
+            "SELECT key, run_id, answer, outcome, delivered FROM runs WHERE key > ? AND answer IS NOT NULL "
             "ORDER BY key LIMIT ?",
             [after, page],
         ).fetchall()
@@ -508,13 +511,13 @@ def iter_replay_answers(db: Database, *, page: int = ANSWER_PAGE) -> Iterator[Re
                 [lo, hi],
             ).fetchall()
         )
-        for key, run_id, answer, outcome in rows:
+        for key, run_id, answer, outcome, delivered in rows:
             yield (
                 key,
                 run_id,
                 answer,
                 outcome,
-                answer_delivered(outcome),
+                answer_delivered(outcome, delivered),
                 int(calls.get(key, 0)),
                 spans.get(key, []),
             )

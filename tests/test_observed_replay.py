@@ -156,3 +156,13 @@ def test_typed_answers_are_read_field_by_field_with_their_paths() -> None:
     }
     # the same clauses as observe_answer gives them, with their field paths
     assert compile_pack(pack).hits("The audit came up empty.")
+
+
+def test_the_replay_reads_what_extraction_decided_was_delivered() -> None:
+    """The stored `delivered` decides (a paused or halted run's draft is not read even though its outcome is not
+    in the withheld set); only a row extracted before the column existed falls back to the outcome."""
+    from store.packs import answer_delivered
+
+    assert answer_delivered("paused", 0) is False
+    assert answer_delivered("contract_unmet", 1) is True  # delivered raw: the caller received it
+    assert answer_delivered("withheld", None) is False and answer_delivered("delivered", None) is True
