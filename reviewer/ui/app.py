@@ -16,7 +16,7 @@ from reviewer.exports import labels_text
 from reviewer.service import ReviewService
 from reviewer.settings import resolve_reviewer
 from reviewer.ui.commands import ReviewerCommands
-from reviewer.ui.keymap import KeymapError, load_keymap
+from reviewer.ui.keymap import KeymapError, read_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
 from reviewer.ui.screens.help import HelpScreen
 from reviewer.ui.screens.modals import ReviewerNameScreen
@@ -66,10 +66,14 @@ class ReviewerApp(App[None]):
     def on_mount(self) -> None:
         if self._initial_keymap is None:
             try:
-                self._initial_keymap = load_keymap()
+                found = read_keymap()
             except KeymapError as exc:
                 self._initial_keymap = {}
                 self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
+            else:
+                self._initial_keymap = found.bindings
+                for problem in found.problems[:10]:
+                    self.notify(problem[:500], title="keymap line ignored", severity="warning", markup=False)
         if self._initial_keymap:
             self.set_keymap(self._initial_keymap)
         self.push_screen(RunsScreen())

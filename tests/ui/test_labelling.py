@@ -112,6 +112,33 @@ def errors(app: ReviewerApp) -> list[str]:
     return [n.message for n in app._notifications if n.severity == "error"]
 
 
+async def test_documented_keymap_form_remaps_label_keys_in_footer_and_hints(
+    app_factory, label_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('label.tp = "y"\nthis = = bad\n"label.note" = "N"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(keymap))
+    app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        warnings = [n.message for n in app._notifications if "keymap" in (n.title or "")]
+        assert len(warnings) == 1 and ":2:" in warnings[0]
+        screen = await open_queue(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(FooterKey)))
+        footer = {(k.key_display, k.description) for k in screen.query(FooterKey)}
+        assert ("y", "TP / justified") in footer
+        assert ("N", "Note") in footer
+        hints = "\n".join(str(w.render()) for w in screen.query_one("#evidence").query(Static))
+        assert "keys: y true positive" in hints or "keys: y withholding justified" in hints
+        assert "N note" in hints
+        target = screen.showing
+        await pilot.press("y")
+        assert target is not None
+        assert [row["verdict"] for row in await labelled(pilot, label_db, target)] in (["tp"], ["justified"])
+
+
 # -- the queue --------------------------------------------------------------------------------------------------
 
 

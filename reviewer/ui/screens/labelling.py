@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.screens.modals import NoteScreen
-from reviewer.ui.widgets.evidence import current_by_reviewer, verdict_for
+from reviewer.ui.widgets.evidence import LABEL_BINDING_KEYS, current_by_reviewer, verdict_for
 from reviewer.ui.widgets.safe import safe_text
 
 LABEL_BINDINGS: list[BindingType] = [
@@ -48,6 +48,15 @@ class LabellingScreen(BaseScreen):
 
     def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
         """Redraw whatever shows the finding's labels (`result`: {label, history, current})."""
+
+    def label_keys(self) -> dict[str, str]:
+        """binding id -> the key shown for it, following the user's keymap (first key when several)."""
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        shown: dict[str, str] = {}
+        for binding_id, default in LABEL_BINDING_KEYS.items():
+            first = str(keymap.get(binding_id) or default).split(",")[0].strip()
+            shown[binding_id] = self.app.get_key_display(Binding(first, "")) if first else default
+        return shown
 
     @property
     def reviewer(self) -> str:

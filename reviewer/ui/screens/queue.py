@@ -236,7 +236,12 @@ class QueueScreen(LabellingScreen):
             return
         panel = self.query_one("#evidence", DetailPanel)
         await panel.show_text(
-            evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id)),
+            evidence_text(
+                ev,
+                reviewer=self.reviewer,
+                pending_note=self.pending_notes.get(finding_id),
+                keys=self.label_keys(),
+            ),
             key=f"finding:{finding_id}",
             keep_scroll=True,
         )

@@ -240,7 +240,12 @@ class RunScreen(LabellingScreen):
         panel = self.query_one(DetailPanel)
         if ev is None:
             return
-        text = evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id))
+        text = evidence_text(
+            ev,
+            reviewer=self.reviewer,
+            pending_note=self.pending_notes.get(finding_id),
+            keys=self.label_keys(),
+        )
         await panel.show_text(text, key=f"finding:{finding_id}", keep_scroll=True)
 
     def redraw_evidence(self, finding_id: str) -> None:
