@@ -453,3 +453,32 @@ async def test_filter_selects_offer_database_values(app_factory, ui_db: Path) ->
         assert [screen.run_list.row_at(0)["run_key"]] == expected
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.filters == {} and agent.is_blank() and kind.is_blank())
+
+
+async def test_r_shows_raw_json_of_the_selected_item_wherever_the_focus_is(app_factory) -> None:
+    from reviewer.ui.results import ToolResultView
+    from reviewer.ui.results.raw import RawView
+
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        await pilot.press("j")  # iteration 1 -> the tool call; the focus stays on the timeline
+        panel = screen.query_one(DetailPanel)
+        await wait_until(pilot, lambda: panel.showing == "call:call-1" and bool(panel.query(ToolResultView)))
+        assert app.focused is screen.timeline
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(panel.query(RawView)) and panel.query_one(RawView).display)
+        view = panel.query_one(ToolResultView)
+        assert not view.query_one(".result-drawn").display
+        raw = "\n".join(str(w.render()) for w in panel.query(".result-raw-json"))
+        assert '"note": "[b]none[/b]"' in raw  # the recorded result, markup-looking text kept literal
+        await pilot.press("a", "r")  # from the answer too: back to the drawn view
+        await wait_until(pilot, lambda: view.query_one(".result-drawn").display)
+        assert app.focused is not None and app.focused.id == "answer-scroll"
+        await pilot.press("t", "k")  # an iteration row: its recorded row as JSON, r again goes back
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("iteration:"))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("raw:iteration"))
+        assert '"kind": "iteration"' in "\n".join(str(w.render()) for w in panel.query(Static))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("iteration:"))

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
+from reviewer.ui.results import ToolResultView
 from reviewer.ui.screens.labelling import LabellingScreen
 from reviewer.ui.screens.modals import MissedChooser
 from reviewer.ui.widgets.answer import AnswerView
@@ -25,7 +26,7 @@ from reviewer.ui.widgets.detail import (
 )
 from reviewer.ui.widgets.evidence import evidence_text
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, is_withheld
-from reviewer.ui.widgets.safe import safe_text
+from reviewer.ui.widgets.safe import pretty_json, safe_text
 from reviewer.ui.widgets.timeline import Timeline
 
 PROMPT_LIMIT = 4_000
@@ -91,6 +92,7 @@ class RunScreen(LabellingScreen):
         Binding("t", "focus_timeline", "Timeline", show=False, id="run.focus-timeline"),
         Binding("d", "focus_detail", "Detail", show=False, id="run.focus-detail"),
         Binding("m", "mark_missed", "Mark missed", id="run.mark-missed"),
+        Binding("r", "raw", "Raw JSON", id="run.raw"),
     ]
     HELP: ClassVar[str] = "One run: its prompt, its answer (findings highlighted), and its timeline."
 
@@ -384,6 +386,29 @@ class RunScreen(LabellingScreen):
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()
+
+    def action_raw(self) -> None:
+        """The recorded JSON of the selected timeline item (and back), wherever the focus is on this screen."""
+        views = self.query_one(DetailPanel).query(ToolResultView)
+        if views:
+            views.first().action_toggle_raw()
+            return
+        row = self.timeline.row_at(self.timeline.cursor) if self.timeline.rows else None
+        if row is None:
+            self.notify("nothing selected: move the timeline cursor first", severity="warning", markup=False)
+            return
+        self.toggle_row_raw(row)
+
+    @work(exclusive=True, group="run-detail", exit_on_error=False)
+    async def toggle_row_raw(self, row: dict[str, Any]) -> None:
+        panel = self.query_one(DetailPanel)
+        key = f"raw:{row['kind']}:{row.get('id') or row.get('call_id') or row.get('iteration')}"
+        if panel.showing == key:
+            self.show_detail(row)
+            return
+        data = row.get("finding") if row["kind"] == "finding" else row
+        heading = Text(f"raw JSON of this {row['kind'].replace('_', ' ')} (r: back)\n", style="dim italic")
+        await panel.show_text(Text.assemble(heading, pretty_json(data, limit=20_000)), key=key)
 
     def action_focus_detail(self) -> None:
         self.query_one(DetailPanel).focus()
