@@ -280,6 +280,16 @@ class ReviewService:
         states = await self._call(labels.label_states)
         return label_stats(states)
 
+    async def run_choices(self, limit: int = 20_000) -> list[dict[str, Any]]:
+        """Run id, key, agent and outcome of the newest `limit` runs: what the palette matches "jump to run"
+        against as the reviewer types (read once per palette opening, never per key)."""
+
+        def work(db: Database) -> list[dict[str, Any]]:
+            wanted = ("run_key", "run_id", "agent_id", "outcome", "started_at")
+            return [{k: r.get(k) for k in wanted} for r in queries.list_runs(db, limit=limit)]
+
+        return await self._call(work)
+
 
 def _queue_filters(filters: dict[str, Any], reviewer: str) -> dict[str, Any]:
     clean = {k: v for k, v in _clean(filters).items() if k in QUEUE_FILTERS}

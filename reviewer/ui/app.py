@@ -18,6 +18,7 @@ from reviewer.settings import resolve_reviewer
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, read_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
+from reviewer.ui.run_commands import RunJumpCommands
 from reviewer.ui.screens.help import HelpScreen
 from reviewer.ui.screens.modals import ReviewerNameScreen
 from reviewer.ui.screens.queue import QueueScreen
@@ -32,7 +33,7 @@ class ReviewerApp(App[None]):
 
     TITLE = "footprint-reviewer"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {ReviewerCommands}
+    COMMANDS = App.COMMANDS | {ReviewerCommands, RunJumpCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.commands"),

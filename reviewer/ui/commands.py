@@ -1,4 +1,4 @@
-"""The app's own command-palette commands: jump to a run by id, filter by outcome, search, sort, help."""
+"""The app's own command-palette commands: filter by outcome, search, sort, help (jump to run: run_commands)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from reviewer.ui.messages import ApplyRunFilters, OpenRun
+from reviewer.ui.messages import ApplyRunFilters
 from store.outcome import OUTCOMES
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class ReviewerCommands(Provider):
-    """Fixed commands (filters, sorts, help) plus two that take the typed text: jump to run, search runs."""
+    """Fixed commands (filters, sorts, help) plus one that takes the typed text: search runs."""
 
     @property
     def reviewer_app(self) -> ReviewerApp:
@@ -114,14 +114,6 @@ class ReviewerCommands(Provider):
         typed = query.strip()
         if typed:
             post = self.reviewer_app.post_message
-            # the typed text is shown as Text, never as markup
-            yield Hit(
-                0.6 if typed.startswith("run-") else 0.2,
-                Text.assemble("Jump to run ", (typed[:200], "bold")),
-                partial(post, OpenRun(typed)),
-                text=f"Jump to run {typed}",
-                help="Open the run with this run id or run key",
-            )
             yield Hit(
                 0.15,
                 Text.assemble("Search runs for ", (typed[:200], "bold")),

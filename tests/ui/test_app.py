@@ -482,3 +482,54 @@ async def test_r_shows_raw_json_of_the_selected_item_wherever_the_focus_is(app_f
         assert '"kind": "iteration"' in "\n".join(str(w.render()) for w in panel.query(Static))
         await pilot.press("r")
         await wait_until(pilot, lambda: (panel.showing or "").startswith("iteration:"))
+
+
+async def palette_prompts(pilot: Any, typed: str, expect: str) -> list[str]:
+    """Open the palette, type `typed`, wait until an option containing `expect` is listed; the options' text."""
+    from textual.command import CommandPalette
+    from textual.widgets import OptionList
+
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await pilot.press(*typed)
+
+    def prompts() -> list[str]:
+        options = app.screen.query_one(OptionList)
+        return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+    await wait_until(pilot, lambda: any(expect in p for p in prompts()), timeout=60)
+    await pilot.pause(0.3)  # every provider has answered by then; the list is in score order
+    return prompts()
+
+
+async def test_palette_lists_runs_matching_a_prefix_or_fuzzy_text_as_you_type(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await runs_loaded(pilot)
+        listed = await palette_prompts(pilot, "run-tiny-d", "Jump to run run-tiny-denied-1")
+        runs = [p for p in listed if p.startswith("Jump to run")]
+        assert runs[0].startswith("Jump to run run-tiny-denied-1")
+        assert not any("run-tiny-emoji-1" in p for p in runs)  # a prefix, not every run
+        await pilot.press("escape")
+        await pilot.pause()
+        listed = await palette_prompts(pilot, "tnyemj", "run-tiny-emoji-1")  # letters in order: fuzzy
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None)
+        assert app.screen.run["run_id"] == EMOJI_RUN
+
+
+async def test_palette_built_in_maximize_and_theme_are_not_crowded_out(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        listed = await palette_prompts(pilot, "maximize", "Maximize")
+        assert listed[0].startswith("Maximize")
+        assert not any(p.startswith("Jump to run") for p in listed)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.maximized is screen.timeline)
+        await pilot.press("escape")  # the built-in minimize
+        await wait_until(pilot, lambda: screen.maximized is None)
+        assert app.screen is screen  # escape restored the panel, it did not leave the run
+        listed = await palette_prompts(pilot, "theme", "Theme")
+        assert listed[0].startswith("Theme")
