@@ -533,3 +533,28 @@ async def test_palette_built_in_maximize_and_theme_are_not_crowded_out(app_facto
         assert app.screen is screen  # escape restored the panel, it did not leave the run
         listed = await palette_prompts(pilot, "theme", "Theme")
         assert listed[0].startswith("Theme")
+
+
+async def test_narrow_terminal_header_one_line_each_and_every_footer_key_on_screen(app_factory) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for screen in (await runs_loaded(pilot), await open_run(pilot, EMOJI_RUN)):
+            await wait_until(pilot, lambda s=screen: bool(s.query(FooterKey)))
+            await pilot.pause()
+            keys = list(screen.query(FooterKey))
+            assert "Help" in {k.description for k in keys}
+            assert all(k.region.x >= 0 and k.region.right <= 80 for k in keys), [
+                (k.description, k.region) for k in keys
+            ]
+            spans = sorted((k.region.x, k.region.right) for k in keys)
+            assert all(
+                a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)
+            )  # none hidden under another
+        title = screen.query_one("#run-title", Static)
+        assert title.region.height == 2
+        first, second = title.content.plain.split("\n")  # type: ignore[union-attr]
+        assert first.startswith(f"run {EMOJI_RUN}") and "findings" in second
+        assert title.content.no_wrap  # type: ignore[union-attr]
+        assert {"TP / justified", "Next finding"} <= {k.description for k in screen.query(FooterKey)}

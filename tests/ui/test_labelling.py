@@ -597,3 +597,21 @@ async def test_stats_packs_and_help(app_factory, label_db: Path) -> None:
         } <= queue_rows
         run_rows = {(keys, binding_id) for _s, keys, _d, binding_id in binding_rows(app, RunScreen("x"))}
         assert {("m", "run.mark-missed"), ("1", "label.tp"), ("u", "label.undo")} <= run_rows
+
+
+async def test_each_kind_says_what_true_and_false_positive_mean_beside_the_keys(
+    app_factory, label_db: Path
+) -> None:
+    from reviewer.ui.widgets.evidence import MEANINGS
+
+    gap = finding(label_db, "kind = 'coverage-gap'")
+    withheld = finding(label_db, "kind = 'withheld-answer'")
+    app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_queue(pilot)
+        text = await show(pilot, screen, gap)
+        keys_line = text.index("keys: 1 true positive")
+        assert text.index(MEANINGS["coverage-gap"]) > keys_line
+        assert "TP: the answer relies on what this tool did not check" in text
+        text = await show(pilot, screen, withheld)
+        assert MEANINGS["withheld-answer"] in text

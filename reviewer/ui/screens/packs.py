@@ -20,13 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
+from textual.widgets import DataTable, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from reviewer.packs import change_pack, decide, export_text, run_replay, suggestions, to_domain
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import CAVEAT, DEFAULT_HOLDOUT, report_lines
 from reviewer.review.replay import DEFAULT_SEED
+from reviewer.ui.widgets.footer import FittingFooter
 from store import packs as store_packs
 from store.packs import StoredPack
 
@@ -146,12 +147,13 @@ class PacksScreen(Screen[None]):
                 yield Static(Text(CAVEAT), id="replay-caveat")
                 yield ProgressBar(id="replay-progress", show_eta=False)
                 yield Static(Text("No replay yet."), id="replay-report")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#suggestions", DataTable)
         table.add_columns("phrase", "list", "covers", "flagged", "fp")
         table.focus()
+        self.query_one("#replay-progress").display = False  # shown only while a replay runs
         self.reload(replay=True)
 
     def on_unmount(self) -> None:
@@ -258,6 +260,7 @@ class PacksScreen(Screen[None]):
         cancel = threading.Event()
         self._cancel = cancel
         bar.update(total=None, progress=0)
+        bar.display = True
         report.update(Text(f"Replaying {stored.ref} over every stored answer…", style="dim"))
 
         def progress(done: int, total: int) -> None:
@@ -280,8 +283,12 @@ class PacksScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - shown, the screen stays usable
             report.update(Text(f"Replay failed: {inert(str(exc))}", style="red"))
             return
+        finally:
+            if cancel is self._cancel:  # a newer replay keeps its bar
+                bar.display = False
         self.report = data
-        lines = report_lines(data, examples=10)
+        # the caveat is shown once, above the report
+        lines = [line for line in report_lines(data, examples=10) if CAVEAT not in line]
         out = Text()
         for line in lines:
             out.append_text(_text(line))

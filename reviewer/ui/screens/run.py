@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from reviewer.ui.results import ToolResultView
 from reviewer.ui.screens.labelling import LabellingScreen
@@ -25,6 +25,7 @@ from reviewer.ui.widgets.detail import (
     result_widget,
 )
 from reviewer.ui.widgets.evidence import evidence_text
+from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, is_withheld
 from reviewer.ui.widgets.safe import pretty_json, safe_text
 from reviewer.ui.widgets.timeline import Timeline
@@ -33,6 +34,7 @@ PROMPT_LIMIT = 4_000
 
 
 def run_title(run: dict[str, Any]) -> Text:
+    """Two lines that never wrap (cut with … on a narrow terminal): who and when, then what it did."""
     started = (run.get("started_at") or "?")[:23].replace("T", " ")
     parts: list[Any] = [
         ("run ", "dim"),
@@ -41,17 +43,18 @@ def run_title(run: dict[str, Any]) -> Text:
         safe_text(run.get("agent_id") or "?", limit=80, one_line=True, style="bold"),
         ("  started ", "dim"),
         started,
+        "\n",
     ]
-    for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
-        if run.get(key):
-            parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
     counts = (
-        f"  ·  {run.get('iterations') or 0} iterations, {run.get('tool_calls') or 0} calls, "
+        f"{run.get('iterations') or 0} iterations, {run.get('tool_calls') or 0} calls, "
         f"{len(run.get('findings') or [])} findings, {run.get('coverage_gaps') or 0} gaps, "
         f"{run.get('evictions') or 0} evictions"
     )
     parts.append((counts, "dim"))
-    return Text.assemble(*parts)
+    for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
+        if run.get(key):
+            parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
+    return Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
 
 
 def outcome_banner(run: dict[str, Any]) -> Text:
@@ -119,7 +122,7 @@ class RunScreen(LabellingScreen):
             with Vertical(id="run-right"):
                 yield Timeline(id="timeline")
                 yield DetailPanel(id="detail")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#prompt").border_title = "Prompt"

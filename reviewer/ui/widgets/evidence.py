@@ -114,6 +114,29 @@ LABEL_BINDING_KEYS: dict[str, str] = {
 _VERDICT_BINDING = {"1": "label.tp", "2": "label.fp", "3": "label.unsure"}
 
 
+#: what a true and a false positive mean, per kind of finding (one line, shown beside the label keys)
+MEANINGS: dict[str, str] = {
+    "negative-claim": "TP: the answer asserts an absence its reads do not establish · FP: the reads establish "
+    "it, or the clause is not a negative",
+    "negative-claim-note": "TP: the answer asserts an absence its reads do not establish · FP: the reads "
+    "establish it, or the clause is not a negative",
+    "coverage-gap": "TP: the answer relies on what this tool did not check or cannot cover, without saying so "
+    "· FP: the answer does not depend on it, or states the gap",
+    "evidence-gate": "TP: these values appear in no tool result (the model made them up) · FP: a tool result "
+    "does support them, or they need no support",
+    "dangling-reference": "TP: the answer cites something evicted from the context · FP: what it cites was "
+    "still there",
+    WITHHELD_KIND: "justified: the caller was right not to receive this answer · wrong: it should have been "
+    "delivered",
+}
+DEFAULT_MEANING = "TP: the detector is right about this run · FP: it flagged something that is fine"
+
+
+def meaning_text(kind: str | None) -> Text:
+    """One line: what a true / false positive means for this kind of finding."""
+    return Text(MEANINGS.get(kind or "", DEFAULT_MEANING), style="italic dim")
+
+
 def label_keys_text(kind: str | None, keys: Mapping[str, str] | None = None) -> Text:
     """The label keys as the reviewer presses them: `keys` maps a binding id to its (remapped) key."""
     shown = {**LABEL_BINDING_KEYS, **(keys or {})}
@@ -141,6 +164,7 @@ def labels_text(
 ) -> Text:
     out = Text()
     out.append_text(_line(label_keys_text(kind, keys)))
+    out.append_text(_line("  ", meaning_text(kind)))
     if not current:
         out.append_text(_line(("unlabelled", "dim italic")))
     for name, row in sorted(current.items(), key=lambda item: (item[0] != reviewer, item[0])):
