@@ -334,12 +334,12 @@ async def test_help_lists_every_binding_from_the_bindings(app_factory) -> None:
 async def test_every_binding_has_an_id(app_factory) -> None:
     from reviewer.ui.screens.help import HelpScreen as Help
     from reviewer.ui.screens.labelling import LabellingScreen
-    from reviewer.ui.screens.modals import MissedChooser, NoteScreen
     from reviewer.ui.screens.queue import QueueScreen
     from reviewer.ui.screens.stats import StatsScreen
     from reviewer.ui.widgets.answer import AnswerView
     from reviewer.ui.widgets.cursor_list import CursorList
     from reviewer.ui.widgets.finding_list import FindingList
+    from reviewer.ui.widgets.inline_prompts import MissedBar, NoteBar
 
     for cls in (
         ReviewerApp,
@@ -352,8 +352,8 @@ async def test_every_binding_has_an_id(app_factory) -> None:
         LabellingScreen,
         QueueScreen,
         StatsScreen,
-        NoteScreen,
-        MissedChooser,
+        NoteBar,
+        MissedBar,
         AnswerView,
         FindingList,
     ):

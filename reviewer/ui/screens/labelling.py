@@ -15,8 +15,8 @@ from textual import work
 from textual.binding import Binding, BindingType
 
 from reviewer.ui.screens.base import BaseScreen
-from reviewer.ui.screens.modals import NoteScreen
 from reviewer.ui.widgets.evidence import LABEL_BINDING_KEYS, current_by_reviewer, verdict_for
+from reviewer.ui.widgets.inline_prompts import NoteBar
 from reviewer.ui.widgets.safe import safe_text
 
 LABEL_BINDINGS: list[BindingType] = [
@@ -93,6 +93,11 @@ class LabellingScreen(BaseScreen):
         self.undo_label(target[0])
 
     def action_note(self) -> None:
+        """Ask for the note in a bar under the panels, so the finding and its evidence stay in view."""
+        open_bar = self.query(NoteBar)
+        if open_bar:
+            open_bar.first().query_one("#note-input").focus()
+            return
         target = self.label_target()
         if target is None:
             self._no_target()
@@ -111,7 +116,7 @@ class LabellingScreen(BaseScreen):
                 return
             self.set_note(finding_id, value)
 
-        self.app.push_screen(NoteScreen(current, about=about), done)
+        self.mount(NoteBar(current, about=about, on_done=done))
 
     def set_note(self, finding_id: str, note: str) -> None:
         """Re-label with my current verdict and this note; with no label of mine yet, keep it for the next one."""

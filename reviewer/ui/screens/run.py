@@ -14,7 +14,6 @@ from textual.widgets import Header, Static
 
 from reviewer.ui.results import ToolResultView
 from reviewer.ui.screens.labelling import LabellingScreen
-from reviewer.ui.screens.modals import MissedChooser
 from reviewer.ui.widgets.answer import AnswerView
 from reviewer.ui.widgets.detail import (
     DetailPanel,
@@ -26,6 +25,7 @@ from reviewer.ui.widgets.detail import (
 )
 from reviewer.ui.widgets.evidence import evidence_text
 from reviewer.ui.widgets.footer import FittingFooter
+from reviewer.ui.widgets.inline_prompts import MissedBar
 from reviewer.ui.widgets.run_list import WITHHELD_MARK, is_withheld
 from reviewer.ui.widgets.safe import pretty_json, safe_text
 from reviewer.ui.widgets.timeline import Timeline
@@ -319,7 +319,9 @@ class RunScreen(LabellingScreen):
             self._end_selection()
             self.write_missed(start, end, list_name, words)
 
-        self.app.push_screen(MissedChooser(words), chosen)
+        for stale in self.query(MissedBar):
+            stale.remove()
+        self.mount(MissedBar(words, on_done=chosen))  # below the panels: the answer stays in view
 
     @on(AnswerView.SelectionEnded)
     def _selection_ended(self, event: AnswerView.SelectionEnded) -> None:
