@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +41,19 @@ def header_line(call: dict[str, Any]) -> Text:
         out.append_text(line(("  status: ", "dim"), (show(call["status"], 40), "bold")))
     out.append("   r: raw JSON", style="dim italic")
     return out
+
+
+#: characters of the arguments shown above a drawn result (the raw view, `r`, has them all)
+ARGS_LIMIT = 600
+
+
+def args_line(call: dict[str, Any]) -> Text:
+    """What was asked: the arguments sent to the tool, one bounded line of compact JSON."""
+    args = call.get("args")
+    if args in (None, {}, [], ""):
+        return line(("args: ", "bold"), ("(none recorded)", "dim"))
+    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    return line(("args: ", "bold"), show(text, ARGS_LIMIT))
 
 
 def refusal_lines(call: dict[str, Any], has_semantics: bool) -> list[Text]:
@@ -104,7 +118,10 @@ def build_drawn(
     rows = [r for r in coverage or [] if isinstance(r, dict) and r.get("call_id") == call_id]
     sem = call.get("semantics") if isinstance(call.get("semantics"), dict) else None
     result = call.get("result")
-    out: list[Widget] = [Static(header_line(call), classes="result-header")]
+    out: list[Widget] = [
+        Static(header_line(call), classes="result-header"),
+        Static(args_line(call), classes="result-args"),
+    ]
     if call.get("refused") or (call.get("status") == "invalid" and sem is not None):
         out.append(Static(Text("\n").join(refusal_lines(call, sem is not None)), classes="result-refusal"))
     if is_number(call.get("repeated")):
