@@ -39,6 +39,7 @@ class ReviewerApp(App[None]):
         Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.commands"),
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("ctrl+e", "export_labels('json')", "Export labels", show=False, id="app.export-labels"),
+        Binding("z", "toggle_maximize", "Maximize panel", show=False, id="app.maximize"),
     ]
 
     def __init__(
@@ -178,6 +179,23 @@ class ReviewerApp(App[None]):
             mime_type="text/csv" if fmt == "csv" else "application/json",
         )
         self.notify(f"{len(rows)} label row(s) exported as {name}")
+
+    def action_toggle_maximize(self) -> None:
+        """Maximize the panel that has the focus (Textual's `Screen.maximize`), or put it back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        focused = screen.focused
+        if focused is None:
+            self.notify("focus a panel first (Tab), then z", severity="warning", markup=False)
+            return
+        if not screen.maximize(focused):
+            # a scrolling container that has the focus is a panel too: the one with a border title
+            panel = next(
+                (w for w in (focused, *focused.ancestors) if getattr(w, "border_title", None)), focused
+            )
+            screen.maximized = panel
 
     def action_open_stats(self) -> None:
         if not isinstance(self.screen, StatsScreen):

@@ -558,3 +558,50 @@ async def test_narrow_terminal_header_one_line_each_and_every_footer_key_on_scre
         assert first.startswith(f"run {EMOJI_RUN}") and "findings" in second
         assert title.content.no_wrap  # type: ignore[union-attr]
         assert {"TP / justified", "Next finding"} <= {k.description for k in screen.query(FooterKey)}
+
+
+async def test_a_selected_tool_result_is_the_largest_panel_and_z_maximizes_any_panel(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot, "run-1796001963675-1")  # semantics-table-and-chart.json
+        panel = screen.query_one(DetailPanel)
+        answer_box = screen.query_one("#answer-scroll")
+
+        def areas() -> dict[str, int]:
+            widgets = {"answer": answer_box, "timeline": screen.timeline, "detail": panel}
+            widgets["prompt"] = screen.query_one("#prompt")
+            return {name: w.region.area if w.display else 0 for name, w in widgets.items()}
+
+        index = next(i for i, r in enumerate(screen.timeline.rows) if r.get("call_id") == "call-iops-1")
+        screen.timeline.move_to(index)
+        await wait_until(pilot, lambda: panel.showing == "call:call-iops-1")
+        await pilot.pause()
+        got = areas()
+        assert max(got, key=got.__getitem__) == "detail" and got["detail"] > 2 * got["answer"], got
+        timeline = screen.timeline  # shrunk to make room, it still shows the selected row
+        await wait_until(
+            pilot, lambda: 0 <= index - timeline.scroll_offset.y < timeline.scrollable_content_region.height
+        )
+        # back on a finding, the answer gets its room again
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("finding:"))
+        await pilot.pause()
+        assert answer_box.region.width >= panel.region.width - 2
+
+        # z maximizes the focused panel and z puts it back; from the timeline, from the detail
+        assert app.focused is screen.timeline
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is screen.timeline)
+        assert screen.timeline.region.height > 15
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is None)
+        await pilot.press("d", "z")
+        await wait_until(pilot, lambda: screen.maximized is panel)
+        assert not answer_box.region.area  # nothing else is drawn
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is None)
+        await pilot.press("a", "z")  # the answer too
+        await wait_until(pilot, lambda: screen.maximized is answer_box)
+        await pilot.press("escape")  # escape puts it back too, without leaving the run
+        await wait_until(pilot, lambda: screen.maximized is None)
+        assert app.screen is screen

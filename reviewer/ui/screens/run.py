@@ -82,6 +82,12 @@ def outcome_banner(run: dict[str, Any]) -> Text:
     )
 
 
+class AnswerScroll(VerticalScroll):
+    """The answer's scrolling panel; it may be maximized (z, or the palette's Maximize) like any panel."""
+
+    ALLOW_MAXIMIZE = True
+
+
 class RunScreen(LabellingScreen):
     """Coordinator for one run: header and answer first, the timeline right after, details on demand."""
 
@@ -117,7 +123,7 @@ class RunScreen(LabellingScreen):
         with Horizontal(id="run-main"):
             with Vertical(id="run-left"):
                 yield Static(Text(""), id="prompt")
-                with VerticalScroll(id="answer-scroll"):
+                with AnswerScroll(id="answer-scroll"):
                     yield AnswerView(id="answer")
             with Vertical(id="run-right"):
                 yield Timeline(id="timeline")
@@ -129,6 +135,7 @@ class RunScreen(LabellingScreen):
         self.query_one("#answer-scroll").border_title = "Answer"
         self.query_one(Timeline).border_title = "Timeline"
         self.query_one(DetailPanel).border_title = "Detail"
+        self.query_one(DetailPanel).border_subtitle = "z maximize · r raw JSON"
         self.query_one(Timeline).focus()
         self.load_header()
 
@@ -213,6 +220,8 @@ class RunScreen(LabellingScreen):
     async def show_detail(self, row: dict[str, Any]) -> None:
         panel = self.query_one(DetailPanel)
         kind = row["kind"]
+        # a tool result needs the room: the detail grows, the answer narrows (see run.tcss)
+        self.set_class(kind == "tool_call", "-result")
         if kind == "finding":
             finding_id = row["id"]
             if finding_id in self.evidence:
