@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from reviewer.exports import labels_text
@@ -192,10 +193,8 @@ class ReviewerApp(App[None]):
             return
         if not screen.maximize(focused):
             # a scrolling container that has the focus is a panel too: the one with a border title
-            panel = next(
-                (w for w in (focused, *focused.ancestors) if getattr(w, "border_title", None)), focused
-            )
-            screen.maximized = panel
+            panels = [w for w in (focused, *focused.ancestors) if isinstance(w, Widget) and w.border_title]
+            screen.maximized = panels[0] if panels else focused
 
     def action_open_stats(self) -> None:
         if not isinstance(self.screen, StatsScreen):
