@@ -75,7 +75,8 @@ class ReviewerApp(App[None]):
                 self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
             else:
                 self._initial_keymap = found.bindings
-                for problem in found.problems[:10]:
+                problems = found.problems + unknown_ids(found.bindings)
+                for problem in problems[:10]:
                     self.notify(problem[:500], title="keymap line ignored", severity="warning", markup=False)
         if self._initial_keymap:
             self.set_keymap(self._initial_keymap)
@@ -204,6 +205,31 @@ class ReviewerApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.screen))
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id of the app's classes and Textual's own widgets (what a keymap line may name)."""
+    from textual.dom import DOMNode
+
+    import reviewer.ui.screens.packs  # noqa: F401 - imported lazily by the app; its bindings count too
+
+    ids: set[str] = set()
+    pending: list[type] = [DOMNode]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        ids.update(b.id for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding) and b.id)
+    return ids
+
+
+def unknown_ids(bindings: dict[str, str]) -> list[str]:
+    """One message per keymap binding id that names no binding of this app (a typo would do nothing)."""
+    known = known_binding_ids()
+    return [
+        f"keymap: no binding has the id {binding_id!r} (left out); ? lists every binding with its id"
+        for binding_id in bindings
+        if binding_id not in known
+    ]
 
 
 def make_app(

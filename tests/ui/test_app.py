@@ -605,3 +605,18 @@ async def test_a_selected_tool_result_is_the_largest_panel_and_z_maximizes_any_p
         await pilot.press("escape")  # escape puts it back too, without leaving the run
         await wait_until(pilot, lambda: screen.maximized is None)
         assert app.screen is screen
+
+
+async def test_a_keymap_line_naming_no_binding_is_reported_and_the_rest_applies(
+    app_factory, tmp_path: Path, monkeypatch
+) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('lable.tp = "y"\nlist.down = "n"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(keymap))
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await runs_loaded(pilot)
+        warnings = [n.message for n in app._notifications if "keymap" in (n.title or "")]
+        assert len(warnings) == 1 and "'lable.tp'" in warnings[0]
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.run_list.cursor == 1)
