@@ -183,12 +183,13 @@ class ReviewerApp(App[None]):
         self.notify(f"{len(rows)} label row(s) exported as {name}")
 
     def action_toggle_maximize(self) -> None:
-        """Maximize the panel that has the focus (Textual's `Screen.maximize`), or put it back."""
+        """Maximize the panel that has the focus (Textual's `Screen.maximize`; with no focus, the screen's
+        `default_panel`), or put it back."""
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
             return
-        focused = screen.focused
+        focused = screen.focused or getattr(screen, "default_panel", None)
         if focused is None:
             self.notify("focus a panel first (Tab), then z", severity="warning", markup=False)
             return

@@ -85,6 +85,12 @@ class ReviewerCommands(Provider):
             ),
             ("Help: keys", app.action_help, "Every key binding"),
         ]
+        screen = self.screen
+        if screen.maximized is None and (screen.focused is None or not screen.focused.allow_maximize):
+            # Textual offers its own Maximize only for a focused widget that allows it
+            commands.append(
+                ("Maximize a panel (z)", app.action_toggle_maximize, "The focused one, else the detail")
+            )
         for outcome in OUTCOMES:
             commands.append(
                 (

@@ -620,3 +620,20 @@ async def test_a_keymap_line_naming_no_binding_is_reported_and_the_rest_applies(
         assert len(warnings) == 1 and "'lable.tp'" in warnings[0]
         await pilot.press("n")
         await wait_until(pilot, lambda: screen.run_list.cursor == 1)
+
+
+async def test_palette_maximize_reaches_a_panel_the_built_in_does_not_offer(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        screen.set_focus(None)  # nothing focused (a click outside the panels): no built-in Maximize
+        await pilot.pause()
+        listed = await palette_prompts(pilot, "maximize", "Maximize")
+        assert listed[0].startswith("Maximize a panel") and not any(
+            p.startswith("Jump to run") for p in listed
+        )
+        await pilot.press("enter")
+        panels = (screen.query_one(DetailPanel), screen.query_one("#answer-scroll"), screen.timeline)
+        await wait_until(
+            pilot, lambda: screen.maximized in panels
+        )  # the focus the palette gave back, or the detail

@@ -140,6 +140,11 @@ class RunScreen(LabellingScreen):
         self.load_header()
 
     @property
+    def default_panel(self) -> DetailPanel:
+        """What z (or the palette's Maximize) fills the screen with when nothing has the focus."""
+        return self.query_one(DetailPanel)
+
+    @property
     def timeline(self) -> Timeline:
         return self.query_one(Timeline)
 
