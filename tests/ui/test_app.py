@@ -637,3 +637,19 @@ async def test_palette_maximize_reaches_a_panel_the_built_in_does_not_offer(app_
         await wait_until(
             pilot, lambda: screen.maximized in panels
         )  # the focus the palette gave back, or the detail
+
+
+async def test_run_screen_hints_name_the_remapped_keys(app_factory, tmp_path: Path, monkeypatch) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('answer.extend = "e"\nanswer.shrink = "w"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(keymap))
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        await pilot.press("m")
+        answer = screen.query_one(AnswerView)
+        await wait_until(pilot, lambda: answer.selecting)
+        assert str(screen.query_one("#answer-scroll").border_subtitle).startswith("selecting: w/e end")
+        before = answer.selected_text
+        await pilot.press("e")
+        await wait_until(pilot, lambda: answer.selected_text != before)

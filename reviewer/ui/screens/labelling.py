@@ -49,14 +49,15 @@ class LabellingScreen(BaseScreen):
     def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
         """Redraw whatever shows the finding's labels (`result`: {label, history, current})."""
 
+    def shown_key(self, binding_id: str, default: str) -> str:
+        """The key a hint should name for `binding_id`: the keymap's (first) key, else `default`."""
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        first = str(keymap.get(binding_id) or default).split(",")[0].strip()
+        return self.app.get_key_display(Binding(first, "")) if first else default
+
     def label_keys(self) -> dict[str, str]:
         """binding id -> the key shown for it, following the user's keymap (first key when several)."""
-        keymap = getattr(self.app, "_keymap", {}) or {}
-        shown: dict[str, str] = {}
-        for binding_id, default in LABEL_BINDING_KEYS.items():
-            first = str(keymap.get(binding_id) or default).split(",")[0].strip()
-            shown[binding_id] = self.app.get_key_display(Binding(first, "")) if first else default
-        return shown
+        return {binding_id: self.shown_key(binding_id, d) for binding_id, d in LABEL_BINDING_KEYS.items()}
 
     @property
     def reviewer(self) -> str:

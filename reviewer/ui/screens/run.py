@@ -287,7 +287,8 @@ class RunScreen(LabellingScreen):
 
     def _no_target(self) -> None:
         self.notify(
-            "put the timeline cursor on a finding first (`]` jumps to the next one)",
+            f"put the timeline cursor on a finding first "
+            f"({self.shown_key('run.next-finding', 'right_square_bracket')} jumps to the next one)",
             severity="warning",
             markup=False,
         )
@@ -318,7 +319,12 @@ class RunScreen(LabellingScreen):
             self.notify("the answer has no words to select", severity="warning", markup=False)
             return
         self.clear_selection()
-        scroll.border_subtitle = "selecting: h/l end · H/L start · enter label · esc cancel"
+        key = self.shown_key
+        scroll.border_subtitle = (
+            f"selecting: {key('answer.shrink', 'h')}/{key('answer.extend', 'l')} end · "
+            f"{key('answer.start-left', 'H')}/{key('answer.start-right', 'L')} start · "
+            f"{key('answer.choose', 'enter')} label · {key('answer.cancel', 'escape')} cancel"
+        )
         answer.focus()
 
     @on(AnswerView.MissedChosen)
