@@ -653,3 +653,17 @@ async def test_run_screen_hints_name_the_remapped_keys(app_factory, tmp_path: Pa
         before = answer.selected_text
         await pilot.press("e")
         await wait_until(pilot, lambda: answer.selected_text != before)
+
+
+async def test_less_and_greater_than_resize_the_answer_against_the_other_panes(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        answer_box, panel = screen.query_one("#answer-scroll"), screen.query_one(DetailPanel)
+        start = answer_box.region.width
+        await pilot.press("less_than_sign")
+        await wait_until(pilot, lambda: answer_box.region.width < start)
+        assert panel.region.width > answer_box.region.width
+        await pilot.press("greater_than_sign", "greater_than_sign", "greater_than_sign")
+        await wait_until(pilot, lambda: answer_box.region.width > start)
+        assert answer_box.region.width > panel.region.width

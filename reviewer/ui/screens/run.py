@@ -31,6 +31,8 @@ from reviewer.ui.widgets.safe import pretty_json, safe_text
 from reviewer.ui.widgets.timeline import Timeline
 
 PROMPT_LIMIT = 4_000
+#: answer : timeline-and-detail widths that `<` and `>` step through
+PANE_SPLITS: tuple[tuple[int, int], ...] = ((1, 5), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1))
 
 
 def run_title(run: dict[str, Any]) -> Text:
@@ -102,6 +104,10 @@ class RunScreen(LabellingScreen):
         Binding("d", "focus_detail", "Detail", show=False, id="run.focus-detail"),
         Binding("m", "mark_missed", "Mark missed", id="run.mark-missed"),
         Binding("r", "raw", "Raw JSON", id="run.raw"),
+        Binding(
+            "less_than_sign", "resize_panes(-1)", "Narrower answer", show=False, id="run.answer-narrower"
+        ),
+        Binding("greater_than_sign", "resize_panes(1)", "Wider answer", show=False, id="run.answer-wider"),
     ]
     HELP: ClassVar[str] = "One run: its prompt, its answer (findings highlighted), and its timeline."
 
@@ -115,6 +121,8 @@ class RunScreen(LabellingScreen):
         self.current_finding: str | None = None
         #: perf_counter() marks for the benchmark: header drawn, timeline drawn
         self.marks: dict[str, float] = {"opened": perf_counter()}
+        #: index in PANE_SPLITS once the reviewer has resized the panes with < / > (None: the layout's own)
+        self.pane_split: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -434,6 +442,17 @@ class RunScreen(LabellingScreen):
         data = row.get("finding") if row["kind"] == "finding" else row
         heading = Text(f"raw JSON of this {row['kind'].replace('_', ' ')} (r: back)\n", style="dim italic")
         await panel.show_text(Text.assemble(heading, pretty_json(data, limit=20_000)), key=key)
+
+    def action_resize_panes(self, step: int) -> None:
+        """`<` / `>`: give the answer less or more of the width (the timeline and detail get the rest); the
+        reviewer's choice then holds whatever is selected."""
+        left, right = self.query_one("#run-left"), self.query_one("#run-right")
+        if self.pane_split is None:
+            self.pane_split = PANE_SPLITS.index((1, 3) if self.has_class("-result") else (1, 1))
+        self.pane_split = max(0, min(len(PANE_SPLITS) - 1, self.pane_split + step))
+        answer_fr, rest_fr = PANE_SPLITS[self.pane_split]
+        left.styles.width = f"{answer_fr}fr"
+        right.styles.width = f"{rest_fr}fr"
 
     def action_focus_detail(self) -> None:
         self.query_one(DetailPanel).focus()
