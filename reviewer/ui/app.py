@@ -225,6 +225,8 @@ def known_binding_ids() -> set[str]:
 
 def unknown_ids(bindings: dict[str, str]) -> list[str]:
     """One message per keymap binding id that names no binding of this app (a typo would do nothing)."""
+    if not bindings:
+        return []  # no keymap file: nothing to check (and no scan of the classes at start-up)
     known = known_binding_ids()
     return [
         f"keymap: no binding has the id {binding_id!r} (left out); ? lists every binding with its id"
