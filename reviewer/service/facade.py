@@ -291,6 +291,16 @@ class ReviewService:
 
         return await self._threads.read(pack_ops.ledger, ref)
 
+    async def run_choices(self, limit: int = 20_000) -> list[dict[str, Any]]:
+        """Run id, key, agent and outcome of the newest `limit` runs: what the palette matches "jump to run"
+        against as the reviewer types (read once per palette opening, never per key)."""
+
+        def work(db: Database) -> list[dict[str, Any]]:
+            wanted = ("run_key", "run_id", "agent_id", "outcome", "started_at")
+            return [{k: r.get(k) for k in wanted} for r in runs.list_runs(db, limit=limit)]
+
+        return await self._threads.read(work)
+
 
 def _queue_filters(filters: dict[str, Any], reviewer: str) -> dict[str, Any]:
     clean = {k: v for k, v in _clean(filters).items() if k in QUEUE_FILTERS}

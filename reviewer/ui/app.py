@@ -9,13 +9,15 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from reviewer.service import NotFound, ReviewService, Settings
 from reviewer.service.label_export import labels_text
 from reviewer.ui.commands import ReviewerCommands
-from reviewer.ui.keymap import KeymapError, load_keymap
+from reviewer.ui.keymap import KeymapError, read_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
+from reviewer.ui.run_commands import RunJumpCommands
 from reviewer.ui.screens.help import HelpScreen
 from reviewer.ui.screens.modals import ReviewerNameScreen
 from reviewer.ui.screens.queue import QueueScreen
@@ -29,12 +31,13 @@ class ReviewerApp(App[None]):
 
     TITLE = "footprint-reviewer"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {ReviewerCommands}
+    COMMANDS = App.COMMANDS | {ReviewerCommands, RunJumpCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.commands"),
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("ctrl+e", "export_labels('json')", "Export labels", show=False, id="app.export-labels"),
+        Binding("z", "toggle_maximize", "Maximize panel", show=False, id="app.maximize"),
     ]
 
     def __init__(
@@ -64,10 +67,15 @@ class ReviewerApp(App[None]):
     def on_mount(self) -> None:
         if self._initial_keymap is None:
             try:
-                self._initial_keymap = load_keymap(self.settings.keymap_path)
+                found = read_keymap(self.settings.keymap_path)
             except KeymapError as exc:
                 self._initial_keymap = {}
                 self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
+            else:
+                self._initial_keymap = found.bindings
+                problems = found.problems + unknown_ids(found.bindings)
+                for problem in problems[:10]:
+                    self.notify(problem[:500], title="keymap line ignored", severity="warning", markup=False)
         if self._initial_keymap:
             self.set_keymap(self._initial_keymap)
         if self.settings.theme:
@@ -185,6 +193,22 @@ class ReviewerApp(App[None]):
         )
         self.notify(f"{len(rows)} label row(s) exported as {name}")
 
+    def action_toggle_maximize(self) -> None:
+        """Maximize the panel that has the focus (Textual's `Screen.maximize`; with no focus, the screen's
+        `default_panel`), or put it back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        focused = screen.focused or getattr(screen, "default_panel", None)
+        if focused is None:
+            self.notify("focus a panel first (Tab), then z", severity="warning", markup=False)
+            return
+        if not screen.maximize(focused):
+            # a scrolling container that has the focus is a panel too: the one with a border title
+            panels = [w for w in (focused, *focused.ancestors) if isinstance(w, Widget) and w.border_title]
+            screen.maximized = panels[0] if panels else focused
+
     def action_open_stats(self) -> None:
         if not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen())
@@ -193,6 +217,33 @@ class ReviewerApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.screen))
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id of the app's classes and Textual's own widgets (what a keymap line may name)."""
+    from textual.dom import DOMNode
+
+    import reviewer.ui.screens.packs  # noqa: F401 - imported lazily by the app; its bindings count too
+
+    ids: set[str] = set()
+    pending: list[type] = [DOMNode]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        ids.update(b.id for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding) and b.id)
+    return ids
+
+
+def unknown_ids(bindings: dict[str, str]) -> list[str]:
+    """One message per keymap binding id that names no binding of this app (a typo would do nothing)."""
+    if not bindings:
+        return []  # no keymap file: nothing to check (and no scan of the classes at start-up)
+    known = known_binding_ids()
+    return [
+        f"keymap: no binding has the id {binding_id!r} (left out); ? lists every binding with its id"
+        for binding_id in bindings
+        if binding_id not in known
+    ]
 
 
 def make_app(

@@ -1,4 +1,4 @@
-"""The app's own command-palette commands: jump to a run by id, filter by outcome, search, sort, help."""
+"""The app's own command-palette commands: filter by outcome, search, sort, help (jump to run: run_commands)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from reviewer.service import OUTCOMES
-from reviewer.ui.messages import ApplyRunFilters, OpenRun
+from reviewer.ui.messages import ApplyRunFilters
 
 if TYPE_CHECKING:
     from reviewer.ui.app import ReviewerApp
 
 
 class ReviewerCommands(Provider):
-    """Fixed commands (filters, sorts, help) plus two that take the typed text: jump to run, search runs."""
+    """Fixed commands (filters, sorts, help) plus one that takes the typed text: search runs."""
 
     @property
     def reviewer_app(self) -> ReviewerApp:
@@ -85,6 +85,12 @@ class ReviewerCommands(Provider):
             ),
             ("Help: keys", app.action_help, "Every key binding"),
         ]
+        screen = self.screen
+        if screen.maximized is None and (screen.focused is None or not screen.focused.allow_maximize):
+            # Textual offers its own Maximize only for a focused widget that allows it
+            commands.append(
+                ("Maximize a panel (z)", app.action_toggle_maximize, "The focused one, else the detail")
+            )
         for outcome in OUTCOMES:
             commands.append(
                 (
@@ -114,14 +120,6 @@ class ReviewerCommands(Provider):
         typed = query.strip()
         if typed:
             post = self.reviewer_app.post_message
-            # the typed text is shown as Text, never as markup
-            yield Hit(
-                0.6 if typed.startswith("run-") else 0.2,
-                Text.assemble("Jump to run ", (typed[:200], "bold")),
-                partial(post, OpenRun(typed)),
-                text=f"Jump to run {typed}",
-                help="Open the run with this run id or run key",
-            )
             yield Hit(
                 0.15,
                 Text.assemble("Search runs for ", (typed[:200], "bold")),

@@ -344,12 +344,12 @@ async def test_help_lists_every_binding_from_the_bindings(app_factory) -> None:
 async def test_every_binding_has_an_id(app_factory) -> None:
     from reviewer.ui.screens.help import HelpScreen as Help
     from reviewer.ui.screens.labelling import LabellingScreen
-    from reviewer.ui.screens.modals import MissedChooser, NoteScreen
     from reviewer.ui.screens.queue import QueueScreen
     from reviewer.ui.screens.stats import StatsScreen
     from reviewer.ui.widgets.answer import AnswerView
     from reviewer.ui.widgets.cursor_list import CursorList
     from reviewer.ui.widgets.finding_list import FindingList
+    from reviewer.ui.widgets.inline_prompts import MissedBar, NoteBar
 
     for cls in (
         ReviewerApp,
@@ -362,8 +362,8 @@ async def test_every_binding_has_an_id(app_factory) -> None:
         LabellingScreen,
         QueueScreen,
         StatsScreen,
-        NoteScreen,
-        MissedChooser,
+        NoteBar,
+        MissedBar,
         AnswerView,
         FindingList,
     ):
@@ -463,3 +463,217 @@ async def test_filter_selects_offer_database_values(app_factory, ui_db: Path) ->
         assert [screen.run_list.row_at(0)["run_key"]] == expected
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.filters == {} and agent.is_blank() and kind.is_blank())
+
+
+async def test_r_shows_raw_json_of_the_selected_item_wherever_the_focus_is(app_factory) -> None:
+    from reviewer.ui.results import ToolResultView
+    from reviewer.ui.results.raw import RawView
+
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        await pilot.press("j")  # iteration 1 -> the tool call; the focus stays on the timeline
+        panel = screen.query_one(DetailPanel)
+        await wait_until(pilot, lambda: panel.showing == "call:call-1" and bool(panel.query(ToolResultView)))
+        assert app.focused is screen.timeline
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(panel.query(RawView)) and panel.query_one(RawView).display)
+        view = panel.query_one(ToolResultView)
+        assert not view.query_one(".result-drawn").display
+        raw = "\n".join(str(w.render()) for w in panel.query(".result-raw-json"))
+        assert '"note": "[b]none[/b]"' in raw  # the recorded result, markup-looking text kept literal
+        await pilot.press("a", "r")  # from the answer too: back to the drawn view
+        await wait_until(pilot, lambda: view.query_one(".result-drawn").display)
+        assert app.focused is not None and app.focused.id == "answer-scroll"
+        await pilot.press("t", "k")  # an iteration row: its recorded row as JSON, r again goes back
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("iteration:"))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("raw:iteration"))
+        assert '"kind": "iteration"' in "\n".join(str(w.render()) for w in panel.query(Static))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("iteration:"))
+
+
+async def palette_prompts(pilot: Any, typed: str, expect: str) -> list[str]:
+    """Open the palette, type `typed`, wait until an option containing `expect` is listed; the options' text."""
+    from textual.command import CommandPalette
+    from textual.widgets import OptionList
+
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await pilot.press(*typed)
+
+    def prompts() -> list[str]:
+        options = app.screen.query_one(OptionList)
+        return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+    await wait_until(pilot, lambda: any(expect in p for p in prompts()), timeout=60)
+    await pilot.pause(0.3)  # every provider has answered by then; the list is in score order
+    return prompts()
+
+
+async def test_palette_lists_runs_matching_a_prefix_or_fuzzy_text_as_you_type(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await runs_loaded(pilot)
+        listed = await palette_prompts(pilot, "run-tiny-d", "Jump to run run-tiny-denied-1")
+        runs = [p for p in listed if p.startswith("Jump to run")]
+        assert runs[0].startswith("Jump to run run-tiny-denied-1")
+        assert not any("run-tiny-emoji-1" in p for p in runs)  # a prefix, not every run
+        await pilot.press("escape")
+        await pilot.pause()
+        listed = await palette_prompts(pilot, "tnyemj", "run-tiny-emoji-1")  # letters in order: fuzzy
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None)
+        assert app.screen.run["run_id"] == EMOJI_RUN
+
+
+async def test_palette_built_in_maximize_and_theme_are_not_crowded_out(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        listed = await palette_prompts(pilot, "maximize", "Maximize")
+        assert listed[0].startswith("Maximize")
+        assert not any(p.startswith("Jump to run") for p in listed)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.maximized is screen.timeline)
+        await pilot.press("escape")  # the built-in minimize
+        await wait_until(pilot, lambda: screen.maximized is None)
+        assert app.screen is screen  # escape restored the panel, it did not leave the run
+        listed = await palette_prompts(pilot, "theme", "Theme")
+        assert listed[0].startswith("Theme")
+
+
+async def test_narrow_terminal_header_one_line_each_and_every_footer_key_on_screen(app_factory) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for screen in (await runs_loaded(pilot), await open_run(pilot, EMOJI_RUN)):
+            await wait_until(pilot, lambda s=screen: bool(s.query(FooterKey)))
+            await pilot.pause()
+            keys = list(screen.query(FooterKey))
+            assert "Help" in {k.description for k in keys}
+            assert all(k.region.x >= 0 and k.region.right <= 80 for k in keys), [
+                (k.description, k.region) for k in keys
+            ]
+            spans = sorted((k.region.x, k.region.right) for k in keys)
+            assert all(
+                a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)
+            )  # none hidden under another
+        title = screen.query_one("#run-title", Static)
+        assert title.region.height == 2
+        first, second = title.content.plain.split("\n")  # type: ignore[union-attr]
+        assert first.startswith(f"run {EMOJI_RUN}") and "findings" in second
+        assert title.content.no_wrap  # type: ignore[union-attr]
+        assert {"TP / justified", "Next finding"} <= {k.description for k in screen.query(FooterKey)}
+
+
+async def test_a_selected_tool_result_is_the_largest_panel_and_z_maximizes_any_panel(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot, "run-1796001963675-1")  # semantics-table-and-chart.json
+        panel = screen.query_one(DetailPanel)
+        answer_box = screen.query_one("#answer-scroll")
+
+        def areas() -> dict[str, int]:
+            widgets = {"answer": answer_box, "timeline": screen.timeline, "detail": panel}
+            widgets["prompt"] = screen.query_one("#prompt")
+            return {name: w.region.area if w.display else 0 for name, w in widgets.items()}
+
+        index = next(i for i, r in enumerate(screen.timeline.rows) if r.get("call_id") == "call-iops-1")
+        screen.timeline.move_to(index)
+        await wait_until(pilot, lambda: panel.showing == "call:call-iops-1")
+        await pilot.pause()
+        got = areas()
+        assert max(got, key=got.__getitem__) == "detail" and got["detail"] > 2 * got["answer"], got
+        timeline = screen.timeline  # shrunk to make room, it still shows the selected row
+        await wait_until(
+            pilot, lambda: 0 <= index - timeline.scroll_offset.y < timeline.scrollable_content_region.height
+        )
+        # back on a finding, the answer gets its room again
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: (panel.showing or "").startswith("finding:"))
+        await pilot.pause()
+        assert answer_box.region.width >= panel.region.width - 2
+
+        # z maximizes the focused panel and z puts it back; from the timeline, from the detail
+        assert app.focused is screen.timeline
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is screen.timeline)
+        assert screen.timeline.region.height > 15
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is None)
+        await pilot.press("d", "z")
+        await wait_until(pilot, lambda: screen.maximized is panel)
+        assert not answer_box.region.area  # nothing else is drawn
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is None)
+        await pilot.press("a", "z")  # the answer too
+        await wait_until(pilot, lambda: screen.maximized is answer_box)
+        await pilot.press("escape")  # escape puts it back too, without leaving the run
+        await wait_until(pilot, lambda: screen.maximized is None)
+        assert app.screen is screen
+
+
+async def test_a_keymap_line_naming_no_binding_is_reported_and_the_rest_applies(
+    app_factory, tmp_path: Path, monkeypatch
+) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('lable.tp = "y"\nlist.down = "n"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(keymap))
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await runs_loaded(pilot)
+        warnings = [n.message for n in app._notifications if "keymap" in (n.title or "")]
+        assert len(warnings) == 1 and "'lable.tp'" in warnings[0]
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.run_list.cursor == 1)
+
+
+async def test_palette_maximize_reaches_a_panel_the_built_in_does_not_offer(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        screen.set_focus(None)  # nothing focused (a click outside the panels): no built-in Maximize
+        await pilot.pause()
+        listed = await palette_prompts(pilot, "maximize", "Maximize")
+        assert listed[0].startswith("Maximize a panel") and not any(
+            p.startswith("Jump to run") for p in listed
+        )
+        await pilot.press("enter")
+        panels = (screen.query_one(DetailPanel), screen.query_one("#answer-scroll"), screen.timeline)
+        await wait_until(
+            pilot, lambda: screen.maximized in panels
+        )  # the focus the palette gave back, or the detail
+
+
+async def test_run_screen_hints_name_the_remapped_keys(app_factory, tmp_path: Path, monkeypatch) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('answer.extend = "e"\nanswer.shrink = "w"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(keymap))
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        await pilot.press("m")
+        answer = screen.query_one(AnswerView)
+        await wait_until(pilot, lambda: answer.selecting)
+        assert str(screen.query_one("#answer-scroll").border_subtitle).startswith("selecting: w/e end")
+        before = answer.selected_text
+        await pilot.press("e")
+        await wait_until(pilot, lambda: answer.selected_text != before)
+
+
+async def test_less_and_greater_than_resize_the_answer_against_the_other_panes(app_factory) -> None:
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_run(pilot, EMOJI_RUN)
+        answer_box, panel = screen.query_one("#answer-scroll"), screen.query_one(DetailPanel)
+        start = answer_box.region.width
+        await pilot.press("less_than_sign")
+        await wait_until(pilot, lambda: answer_box.region.width < start)
+        assert panel.region.width > answer_box.region.width
+        await pilot.press("greater_than_sign", "greater_than_sign", "greater_than_sign")
+        await wait_until(pilot, lambda: answer_box.region.width > start)
+        assert answer_box.region.width > panel.region.width

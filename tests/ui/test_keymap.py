@@ -1,4 +1,4 @@
-"""The keymap file: `binding_id = "key"` lines, optional, errors reported clearly."""
+"""The keymap file: `binding_id = "key"` lines, optional, each bad line reported on its own."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.ui.keymap import KeymapError, keymap_path, load_keymap
+from reviewer.ui.keymap import KeymapError, keymap_path, load_keymap, read_keymap
 
 
 def test_missing_file_is_an_empty_keymap(tmp_path: Path) -> None:
@@ -21,12 +21,38 @@ def test_strings_lists_and_a_keymap_table(tmp_path: Path) -> None:
     assert load_keymap(path) == {"run.next-finding": "n,N"}
 
 
-@pytest.mark.parametrize("body", ["not = = toml", '"list.down" = 3', '"list.down" = ""'])
-def test_bad_files_raise_keymap_error(tmp_path: Path, body: str) -> None:
+def test_the_documented_bare_dotted_form_and_the_quoted_form_both_work(tmp_path: Path) -> None:
+    path = tmp_path / "k.toml"
+    path.write_text('label.tp = "y"\n"label.fp" = "n"\nrun.next-finding = ["j", "down"]\n', encoding="utf-8")
+    got = read_keymap(path)
+    assert got.bindings == {"label.tp": "y", "label.fp": "n", "run.next-finding": "j,down"}
+    assert got.problems == []
+    path.write_text('[keymap]\nlabel.tp = "y"\n', encoding="utf-8")
+    assert load_keymap(path) == {"label.tp": "y"}
+
+
+# behaviour changed by issue 15: a bad line no longer rejects the whole file, it is reported on its own
+@pytest.mark.parametrize(
+    ("body", "bad_line"),
+    [
+        ('label.tp = "y"\nnot = = toml\n"list.up" = "p"\n', ":2:"),
+        ('"list.down" = 3\nlabel.tp = "y"\n"list.up" = "p"\n', "'list.down'"),
+        ('"list.down" = ""\nlabel.tp = "y"\n"list.up" = "p"\n', "'list.down'"),
+    ],
+)
+def test_a_bad_line_is_reported_alone_and_the_rest_applies(tmp_path: Path, body: str, bad_line: str) -> None:
     path = tmp_path / "k.toml"
     path.write_text(body, encoding="utf-8")
+    got = read_keymap(path)
+    assert got.bindings == {"label.tp": "y", "list.up": "p"}
+    assert len(got.problems) == 1 and bad_line in got.problems[0]
+
+
+def test_an_unreadable_file_raises_keymap_error(tmp_path: Path) -> None:
+    path = tmp_path / "k.toml"
+    path.write_bytes(b"\xff\xfe label.tp")
     with pytest.raises(KeymapError):
-        load_keymap(path)
+        read_keymap(path)
 
 
 def test_path_from_env_then_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,13 +20,13 @@ from textual.widgets import Checkbox, Select, Static
 from reviewer.ui.app import ReviewerApp
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.screens.help import HelpScreen, binding_rows
-from reviewer.ui.screens.modals import MissedChooser, NoteScreen
 from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
 from reviewer.ui.screens.stats import StatsScreen
 from reviewer.ui.widgets.answer import AnswerView
 from reviewer.ui.widgets.detail import DetailPanel
+from reviewer.ui.widgets.inline_prompts import MissedBar, NoteBar
 from store import labels
 from store.db.connection import connect
 from store.findings import queue_count, queue_page
@@ -109,6 +109,33 @@ open_run = jump_to_run
 
 def errors(app: ReviewerApp) -> list[str]:
     return [n.message for n in app._notifications if n.severity == "error"]
+
+
+async def test_documented_keymap_form_remaps_label_keys_in_footer_and_hints(
+    app_factory, label_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('label.tp = "y"\nthis = = bad\n"label.note" = "N"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(keymap))
+    app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        warnings = [n.message for n in app._notifications if "keymap" in (n.title or "")]
+        assert len(warnings) == 1 and ":2:" in warnings[0]
+        screen = await open_queue(pilot)
+        await wait_until(pilot, lambda: bool(screen.query(FooterKey)))
+        footer = {(k.key_display, k.description) for k in screen.query(FooterKey)}
+        assert ("y", "TP / justified") in footer
+        assert ("N", "Note") in footer
+        hints = "\n".join(str(w.render()) for w in screen.query_one("#evidence").query(Static))
+        assert "keys: y true positive" in hints or "keys: y withholding justified" in hints
+        assert "N note" in hints
+        target = screen.showing
+        await pilot.press("y")
+        assert target is not None
+        assert [row["verdict"] for row in await labelled(pilot, label_db, target)] in (["tp"], ["justified"])
 
 
 # -- the queue --------------------------------------------------------------------------------------------------
@@ -321,10 +348,10 @@ async def test_notes_and_two_reviewers_disagreeing(app_factory, label_db: Path) 
         # a note before any verdict waits for the next label
         await show(pilot, screen, gap)
         await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, NoteScreen))
+        await wait_until(pilot, lambda: bool(screen.query(NoteBar)))
         await pilot.press(*"[b]x[/b]")  # markup-looking text stays literal
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen))
+        await wait_until(pilot, lambda: not screen.query(NoteBar) and app.focused is screen.finding_list)
         assert with_db(label_db, labels.history, gap) == []  # nothing written until a verdict
         await wait_until(pilot, lambda: "note waiting for your next label" in drawn(panel))
         await pilot.press("1")
@@ -333,8 +360,8 @@ async def test_notes_and_two_reviewers_disagreeing(app_factory, label_db: Path) 
         await wait_until(pilot, lambda: "[b]x[/b]" in drawn(panel))
         # editing the note re-labels with the same verdict
         await pilot.press("o")
-        await wait_until(pilot, lambda: isinstance(app.screen, NoteScreen))
-        assert app.screen.query_one("#note-input").value == "[b]x[/b]"
+        await wait_until(pilot, lambda: bool(screen.query(NoteBar)))
+        assert screen.query_one("#note-input").value == "[b]x[/b]"
         await pilot.press("ctrl+u", "o", "k", "enter")
         rows = await labelled(pilot, label_db, gap, 2)
         assert (rows[1]["verdict"], rows[1]["note"]) == ("tp", "ok")
@@ -395,7 +422,7 @@ async def test_run_screen_labels_missed_negatives_and_queue_link(app_factory, la
         await pilot.press("L", "L", "h")  # start → ×2, end ← ×1
         assert answer.selected_text == "for 𝔘S-East"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, MissedChooser))
+        await wait_until(pilot, lambda: bool(screen.query(MissedBar)))
         await pilot.press("n")
         await wait_until(pilot, lambda: one(label_db, MISSED_COUNT) == 1)
         db = reader(label_db)
@@ -576,3 +603,84 @@ async def test_stats_packs_and_help(app_factory, label_db: Path) -> None:
         } <= queue_rows
         run_rows = {(keys, binding_id) for _s, keys, _d, binding_id in binding_rows(app, RunScreen("x"))}
         assert {("m", "run.mark-missed"), ("1", "label.tp"), ("u", "label.undo")} <= run_rows
+
+
+async def test_each_kind_says_what_true_and_false_positive_mean_beside_the_keys(
+    app_factory, label_db: Path
+) -> None:
+    from reviewer.ui.widgets.evidence import MEANINGS
+
+    gap = finding(label_db, "kind = 'coverage-gap'")
+    withheld = finding(label_db, "kind = 'withheld-answer'")
+    app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_queue(pilot)
+        text = await show(pilot, screen, gap)
+        keys_line = text.index("keys: 1 true positive")
+        assert text.index(MEANINGS["coverage-gap"]) > keys_line
+        assert "TP: the answer relies on what this tool did not check" in text
+        text = await show(pilot, screen, withheld)
+        assert MEANINGS["withheld-answer"] in text
+
+
+def uncovered(screen: Any, widget: Any) -> bool:
+    """`widget` is displayed, has room, and what is drawn at its centre belongs to it (nothing covers it)."""
+    region = widget.region
+    if not (widget.display and widget.visible and region.height >= 3 and region.width >= 10):
+        return False
+    at, _ = screen.get_widget_at(region.x + region.width // 2, region.y + region.height // 2)
+    return at is widget or widget in at.ancestors
+
+
+async def test_note_and_missed_negative_prompts_leave_the_finding_and_its_evidence_in_view(
+    app_factory, label_db: Path
+) -> None:
+    fid = finding(label_db, "run_id = ? AND span_text = ?", [PROSE_RUN, CLAUSE])
+    app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        queue = await open_queue(pilot)
+        await show(pilot, queue, fid)
+        panel = queue.query_one("#evidence", DetailPanel)
+        await pilot.press("o")
+        await wait_until(pilot, lambda: bool(queue.query(NoteBar)) and app.focused is not None)
+        await pilot.pause()
+        bar = queue.query_one(NoteBar)
+        assert app.screen is queue and app.focused is queue.query_one("#note-input")
+        assert uncovered(queue, panel) and uncovered(queue, queue.finding_list)
+        assert not panel.region.overlaps(bar.region)
+        assert CLAUSE in drawn(panel)  # the flagged clause is still what the panel shows
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not queue.query(NoteBar))
+        assert app.screen is queue and app.focused is queue.finding_list
+
+        # the missed-negative choice on the run screen: the answer and the detail stay in view
+        await pilot.press("enter")
+        screen = await wait_run(pilot)
+        await pilot.press("m", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(MissedBar)))
+        await pilot.pause()
+        bar = screen.query_one(MissedBar)
+        answer_box = screen.query_one("#answer-scroll")
+        detail = screen.query_one(DetailPanel)
+        assert app.screen is screen
+        assert (
+            uncovered(screen, answer_box) and uncovered(screen, detail) and uncovered(screen, screen.timeline)
+        )
+        assert not answer_box.region.overlaps(bar.region) and not detail.region.overlaps(bar.region)
+        assert screen.answer.selecting  # the selection being labelled is still drawn in the answer
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not screen.query(MissedBar))
+        assert one(label_db, MISSED_COUNT) == 0
+
+
+async def wait_run(pilot: Any) -> RunScreen:
+    app = pilot.app
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, RunScreen)
+            and app.screen.run is not None
+            and bool(app.screen.timeline.rows)
+        ),
+    )
+    return app.screen  # type: ignore[return-value]

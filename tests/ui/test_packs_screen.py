@@ -141,3 +141,24 @@ async def test_a_broken_limit_is_shown_not_saved(db_path: Path, tmp_path: Path) 
         assert latest is not None and latest.version == 1
         assert store_packs.list_decisions(check, "full") == []
         check.close()
+
+
+async def test_no_idle_progress_bar_and_the_caveat_once(db_path: Path, tmp_path: Path) -> None:
+    from textual.widgets import ProgressBar
+
+    db = open_database(db_path)
+    build_hand_corpus(db, tmp_path / "recordings")
+    db.close()
+    app = Host(db_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen_under_test
+        await until(pilot, lambda: bool(screen.suggestion_rows))
+        bar = screen.query_one("#replay-progress", ProgressBar)
+        assert not bar.display  # no pack yet: nothing to replay, no bar
+        await pilot.press("a")
+        await until(pilot, lambda: screen.report is not None)
+        await pilot.pause()
+        assert not bar.display  # the replay is done
+        shown = "\n".join(str(w.render()) for w in screen.query(Static) if w.display)
+        assert shown.count("covers only the literal phrase") == 1  # the caveat, once (above the report)
+        assert "answers replayed" in _report_text(screen)

@@ -122,9 +122,10 @@ async def test_port_iops_chart_lines_per_metric_with_grain(runs):
     app = ResultApp(call, coverage)
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
-        plot = app.query_one(SeriesPlot)
-        assert list(plot.lines) == ["avg_iops", "crc_errors"]
-        assert [y for _, y in plot.lines["avg_iops"]] == [1840, 2210, 4980, 2050]
+        # iops in thousands, CRC errors in units: one plot each (issue 15), each on its own y axis
+        plots = list(app.query(SeriesPlot))
+        assert [list(p.lines) for p in plots] == [["avg_iops"], ["crc_errors"]]
+        assert [y for _, y in plots[0].lines["avg_iops"]] == [1840, 2210, 4980, 2050]
         seen = screen_text(app)
         assert "interval: 1h" in seen and "aggregation: avg" in seen and "counter: no" in seen
         assert "do not sum" not in seen
@@ -274,6 +275,7 @@ async def test_raw_toggle_shows_the_exact_json(runs):
         assert bodies == [
             json.dumps(call["result"], indent=2, ensure_ascii=False),
             json.dumps(call["semantics"], indent=2, ensure_ascii=False),
+            json.dumps(call["args"], indent=2, ensure_ascii=False),  # what was sent (issue 15)
         ]
         assert '"af_semantics": true' in screen_text(app) or '"facts": [' in screen_text(app)
         await pilot.press("r")
@@ -396,3 +398,47 @@ async def test_summary_of_readings_is_not_a_counter_but_sums_are():
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         assert "⚠ is_counter not stated for a" in screen_text(app)
+
+
+async def test_a_chart_spans_its_panel_with_the_legend_outside_the_plot():
+    sem = {
+        "af_semantics": True,
+        "provenance": PROV,
+        "series": [
+            {"t": i, "entity": name, "metric": "temp", "value": base + i}
+            for name, base in (("sensor-1", 20), ("sensor-2", 30))
+            for i in range(6)
+        ],
+        "grain": {"interval": "1h", "aggregation": "avg"},
+        "render": {"default": "chart"},
+    }
+    app = ResultApp(hand_call(sem, args={"site": "[b]north[/b]", "hours": 6}))
+    async with app.run_test(size=(100, 50)) as pilot:
+        await pilot.pause()
+        [plot] = app.query(SeriesPlot)  # similar magnitudes: one plot, one y axis
+        view = app.query_one(ToolResultView)
+        assert plot.region.width >= view.region.width - 4  # nothing beside it steals its width
+        legend = app.query_one(".result-legend", Static)
+        assert legend.region.y >= plot.region.bottom  # under the plot, never over the points
+        assert "sensor-1" in legend.content.plain and "sensor-2" in legend.content.plain
+        seen = screen_text(app)
+        assert 'args: {"site": "[b]north[/b]", "hours": 6}' in seen  # what was sent, literally
+        assert seen.index("args:") < seen.index("sensor-1")
+
+
+async def test_lines_of_very_different_magnitudes_get_a_plot_each():
+    sem = {
+        "af_semantics": True,
+        "provenance": PROV,
+        "series": [{"t": i, "entity": "a", "metric": "bytes", "value": 1_000_000 * (i + 1)} for i in range(5)]
+        + [{"t": i, "entity": "b", "metric": "errors", "value": i} for i in range(5)],
+        "grain": {"interval": "1h", "aggregation": "sum"},
+        "render": {"default": "chart"},
+    }
+    app = ResultApp(hand_call(sem))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.pause()
+        plots = list(app.query(SeriesPlot))
+        assert [list(p.lines) for p in plots] == [["a"], ["b"]]
+        assert plots[1].region.y >= plots[0].region.bottom  # stacked, each with its own y axis
+        assert "one plot each, each on its own y axis" in screen_text(app)

@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
@@ -191,31 +191,70 @@ def plot_data(
     return out, ticks, tick_labels
 
 
+#: line colours, plotext name -> the rich colour of the same line in the legend
+PALETTE: tuple[tuple[str, str], ...] = (
+    ("blue", "blue"),
+    ("red", "red"),
+    ("green", "green"),
+    ("magenta", "magenta"),
+    ("cyan", "cyan"),
+    ("yellow", "yellow"),
+)
+#: one line's largest value this many times another's: each line gets its own plot (its own y axis)
+SPLIT_RATIO = 10.0
+#: separate plots drawn at most (the rest are in the table)
+MAX_PANELS = 6
+
+
+def needs_split(lines: dict[str, list[Point]], ratio: float = SPLIT_RATIO) -> bool:
+    """Pure: True when the lines' magnitudes differ so much that one y axis would flatten the small ones."""
+    peaks = [max(abs(y) for _, y in pts) for pts in lines.values() if pts]
+    if len(peaks) < 2:
+        return False
+    low, high = min(peaks), max(peaks)
+    return high > 0 and (low == 0 or high / low >= ratio)
+
+
+def legend_text(names: list[str]) -> Text:
+    """The legend, drawn outside the plot: one coloured mark and name per line."""
+    out = Text()
+    for index, name in enumerate(names):
+        if index:
+            out.append("   ")
+        out.append("━━ ", style=f"bold {PALETTE[index % len(PALETTE)][1]}")
+        out.append(show(name, 80))
+    return out
+
+
 class SeriesPlot(PlotextPlot):
-    """The plot itself; `lines` keeps what was plotted so tests (and readers) can see it."""
+    """The plot itself, as wide as its panel; `lines` keeps what was plotted so tests (and readers) can see it.
+    No legend inside the plot (it would hide points): `ChartView` draws it beside."""
 
     DEFAULT_CSS = """
     SeriesPlot { height: 16; width: 1fr; }
+    SeriesPlot.-small { height: 9; }
     """
 
-    def __init__(self, lines: dict[str, list[Point]], **kwargs: Any) -> None:
+    def __init__(self, lines: dict[str, list[Point]], *, first_color: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lines = lines
         data, ticks, tick_labels = plot_data(lines)
-        for name, (xs, ys) in data.items():
-            # plotext output is parsed as ANSI: labels are already inert (no ESC can get through).
-            self.plt.plot(xs, ys, label=name, marker="braille")
+        for index, (xs, ys) in enumerate(data.values()):
+            # plotext output is parsed as ANSI: names are never passed to it (no label, no title).
+            color = PALETTE[(first_color + index) % len(PALETTE)][0]
+            self.plt.plot(xs, ys, marker="braille", color=color)
         if ticks:
             self.plt.xticks(ticks, tick_labels)
 
 
 class ChartView(Vertical):
-    """Chart + grain panel beside it + a small readable table of the same values under it."""
+    """The chart across the panel's width with its legend under it (one plot per line when their magnitudes
+    differ by `SPLIT_RATIO` or more, each on its own y axis), then the grain, then a readable table."""
 
     DEFAULT_CSS = """
     ChartView { height: auto; }
-    ChartView > Horizontal { height: auto; }
-    ChartView .result-grain { width: 44; height: auto; padding: 0 1; }
+    ChartView .result-legend { height: auto; margin-bottom: 1; }
+    ChartView .result-grain { height: auto; }
     ChartView .result-series-table { height: auto; margin-top: 1; }
     """
 
@@ -223,21 +262,45 @@ class ChartView(Vertical):
         super().__init__(**kwargs)
         self.semantics = semantics
         self.lines = chart_series(semantics)
+        self.split = needs_split(self.lines)
+
+    def _plots(self) -> ComposeResult:
+        names = list(self.lines)
+        if not self.split:
+            yield SeriesPlot(self.lines, classes="result-plot")
+            yield Static(legend_text(names), classes="result-legend")
+            return
+        for index, name in enumerate(names[:MAX_PANELS]):
+            colored = Text.assemble(
+                ("━━ ", f"bold {PALETTE[index % len(PALETTE)][1]}"),
+                (show(name, 80), "bold"),
+                ("  own y axis", "dim"),
+            )
+            yield Static(colored, classes="result-legend result-panel-title")
+            yield SeriesPlot({name: self.lines[name]}, first_color=index, classes="result-plot -small")
+        if len(names) > MAX_PANELS:
+            yield Static(Text(f"{len(names) - MAX_PANELS} more lines: see the table", style="dim"))
 
     def compose(self) -> ComposeResult:
-        grain = Text("\n").join(grain_lines(self.semantics.get("grain")))
+        if self.lines:
+            if self.split:
+                yield Static(
+                    Text(
+                        "the lines differ in magnitude by 10× or more: one plot each, each on its own y axis",
+                        style="italic dim",
+                    ),
+                    classes="result-notes",
+                )
+            yield from self._plots()
+        else:
+            yield Static(Text("no numeric values to plot", style="dim"), classes="result-plot")
         side = Text()
-        side.append("grain\n", style="bold underline")
-        side.append_text(grain)
+        side.append("grain  ", style="bold underline")
+        side.append_text(Text("  ·  ").join(grain_lines(self.semantics.get("grain"))))
         skipped = skipped_points(self.semantics)
         if skipped:
             side.append(f"\n{skipped} non-numeric values not plotted (see the table)", style="yellow")
-        with Horizontal():
-            if self.lines:
-                yield SeriesPlot(self.lines, classes="result-plot")
-            else:
-                yield Static(Text("no numeric values to plot", style="dim"), classes="result-plot")
-            yield Static(side, classes="result-grain")
+        yield Static(side, classes="result-grain")
         table, more = series_table(self.semantics)
         yield Static(table, classes="result-series-table")
         if more:

@@ -25,10 +25,13 @@ def raw_json(value: Any, *, limit: int = MAX_RAW_CHARS) -> str:
 
 
 def raw_sections(call: dict[str, Any]) -> list[tuple[str, str]]:
-    """Pure: (heading, pretty JSON) for what the model read and, when recorded, the full envelope."""
+    """Pure: (heading, pretty JSON) for the arguments sent, what the model read and, when recorded, the full
+    envelope."""
     out = [("result — what the model read (tool_end.result)", raw_json(call.get("result")))]
     if call.get("semantics") is not None:
         out.append(("semantics — the full envelope (tools.semantics_declared)", raw_json(call["semantics"])))
+    if "args" in call:
+        out.append(("args — what was sent to the tool", raw_json(call["args"])))
     return out
 
 

@@ -16,8 +16,8 @@ from textual.binding import Binding, BindingType
 
 from reviewer.service.vocabulary import current_labels
 from reviewer.ui.screens.base import BaseScreen
-from reviewer.ui.screens.modals import NoteScreen
-from reviewer.ui.widgets.evidence import verdict_for
+from reviewer.ui.widgets.evidence import LABEL_BINDING_KEYS, verdict_for
+from reviewer.ui.widgets.inline_prompts import NoteBar
 from reviewer.ui.widgets.safe import safe_text
 
 LABEL_BINDINGS: list[BindingType] = [
@@ -49,6 +49,16 @@ class LabellingScreen(BaseScreen):
 
     def after_label(self, finding_id: str, result: dict[str, Any], *, verdict: str | None) -> None:
         """Redraw whatever shows the finding's labels (`result`: {label, history, current})."""
+
+    def shown_key(self, binding_id: str, default: str) -> str:
+        """The key a hint should name for `binding_id`: the keymap's (first) key, else `default`."""
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        first = str(keymap.get(binding_id) or default).split(",")[0].strip()
+        return self.app.get_key_display(Binding(first, "")) if first else default
+
+    def label_keys(self) -> dict[str, str]:
+        """binding id -> the key shown for it, following the user's keymap (first key when several)."""
+        return {binding_id: self.shown_key(binding_id, d) for binding_id, d in LABEL_BINDING_KEYS.items()}
 
     @property
     def reviewer(self) -> str:
@@ -85,6 +95,11 @@ class LabellingScreen(BaseScreen):
         self.undo_label(target[0])
 
     def action_note(self) -> None:
+        """Ask for the note in a bar under the panels, so the finding and its evidence stay in view."""
+        open_bar = self.query(NoteBar)
+        if open_bar:
+            open_bar.first().query_one("#note-input").focus()
+            return
         target = self.label_target()
         if target is None:
             self._no_target()
@@ -103,7 +118,7 @@ class LabellingScreen(BaseScreen):
                 return
             self.set_note(finding_id, value)
 
-        self.app.push_screen(NoteScreen(current, about=about), done)
+        self.mount(NoteBar(current, about=about, on_done=done))
 
     def set_note(self, finding_id: str, note: str) -> None:
         """Re-label with my current verdict and this note; with no label of mine yet, keep it for the next one."""

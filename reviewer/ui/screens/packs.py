@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, OptionList, ProgressBar, Static
+from textual.widgets import DataTable, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
@@ -37,6 +37,7 @@ from reviewer.review.replay import DEFAULT_SEED
 from reviewer.service import ReviewService, StoredPack
 from reviewer.service.pack_ops import export_text, to_domain
 from reviewer.ui.screens.run import RunScreen
+from reviewer.ui.widgets.footer import FittingFooter
 
 #: The pack an accepted suggestion goes to when no pack exists yet.
 DEFAULT_PACK = "default"
@@ -151,13 +152,14 @@ class PacksScreen(Screen[None]):
                 yield ProgressBar(id="replay-progress", show_eta=False)
                 yield Static(Text("No replay yet."), id="replay-report")
                 yield Static(Text(""), id="pack-versions")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#suggestions", DataTable)
         table.add_columns("phrase", "list", "covers", "flagged", "fp")
         self.query_one("#ledger", DataTable).add_columns("phrase", "list", "hits", "tp", "fp", "misses")
         table.focus()
+        self.query_one("#replay-progress").display = False  # shown only while a replay runs
         self.reload(replay=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -351,6 +353,7 @@ class PacksScreen(Screen[None]):
         cancel = threading.Event()
         self._cancel = cancel
         bar.update(total=None, progress=0)
+        bar.display = True
         report.update(Text(f"Replaying {stored.ref} over every stored answer…", style="dim"))
 
         def progress(done: int, total: int) -> None:
@@ -372,6 +375,9 @@ class PacksScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - shown, the screen stays usable
             report.update(Text(f"Replay failed: {inert(str(exc))}", style="red"))
             return
+        finally:
+            if cancel is self._cancel:  # a newer replay keeps its bar
+                bar.display = False
         self.report = data
         lines = report_lines(data, examples=10, with_caveats=False)
         out = Text()

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import Checkbox, Footer, Header, Select, Static
+from textual.widgets import Checkbox, Header, Select, Static
 
 from reviewer.service import RUNS_BLOCK
 from reviewer.ui.messages import OpenRun
@@ -18,6 +18,7 @@ from reviewer.ui.screens.labelling import LabellingScreen
 from reviewer.ui.widgets.detail import DetailPanel
 from reviewer.ui.widgets.evidence import evidence_text
 from reviewer.ui.widgets.finding_list import BLOCK, FindingList, header_text
+from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.safe import inert
 
 assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
@@ -120,7 +121,7 @@ class QueueScreen(LabellingScreen):
                 yield Static(header_text(), id="queue-columns")
                 yield FindingList(reviewer=self.reviewer, id="queue")
             yield DetailPanel(id="evidence")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#evidence", DetailPanel).border_title = "Evidence"
@@ -236,7 +237,12 @@ class QueueScreen(LabellingScreen):
             return
         panel = self.query_one("#evidence", DetailPanel)
         await panel.show_text(
-            evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id)),
+            evidence_text(
+                ev,
+                reviewer=self.reviewer,
+                pending_note=self.pending_notes.get(finding_id),
+                keys=self.label_keys(),
+            ),
             key=f"finding:{finding_id}",
             keep_scroll=True,
         )

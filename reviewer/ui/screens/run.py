@@ -11,11 +11,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from reviewer.service.vocabulary import is_withheld
+from reviewer.ui.results import ToolResultView
 from reviewer.ui.screens.labelling import LabellingScreen
-from reviewer.ui.screens.modals import MissedChooser
 from reviewer.ui.widgets.answer import AnswerView
 from reviewer.ui.widgets.banners import answer_title, checks_text, outcome_banner, recording_banner
 from reviewer.ui.widgets.detail import (
@@ -27,14 +27,19 @@ from reviewer.ui.widgets.detail import (
     result_widget,
 )
 from reviewer.ui.widgets.evidence import evidence_text
-from reviewer.ui.widgets.safe import safe_text
+from reviewer.ui.widgets.footer import FittingFooter
+from reviewer.ui.widgets.inline_prompts import MissedBar
+from reviewer.ui.widgets.safe import pretty_json, safe_text
 from reviewer.ui.widgets.timeline import Timeline
 from reviewer.ui.widgets.typed_negatives import typed_negatives_for
 
 PROMPT_LIMIT = 4_000
+#: answer : timeline-and-detail widths that `<` and `>` step through
+PANE_SPLITS: tuple[tuple[int, int], ...] = ((1, 5), (1, 3), (1, 2), (1, 1), (2, 1), (3, 1))
 
 
 def run_title(run: dict[str, Any]) -> Text:
+    """Two lines that never wrap (cut with … on a narrow terminal): who and when, then what it did."""
     started = (run.get("started_at") or "?")[:23].replace("T", " ")
     parts: list[Any] = [
         ("run ", "dim"),
@@ -43,23 +48,30 @@ def run_title(run: dict[str, Any]) -> Text:
         safe_text(run.get("agent_id") or "?", limit=80, one_line=True, style="bold"),
         ("  started ", "dim"),
         started,
+        "\n",
     ]
-    for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
-        if run.get(key):
-            parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
     counts = (
-        f"  ·  {run.get('iterations') or 0} iterations, {run.get('tool_calls') or 0} calls, "
+        f"{run.get('iterations') or 0} iterations, {run.get('tool_calls') or 0} calls, "
         f"{len(run.get('findings') or [])} findings, {run.get('coverage_gaps') or 0} gaps, "
         f"{run.get('evictions') or 0} evictions"
     )
     parts.append((counts, "dim"))
-    return Text.assemble(*parts)
+    for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
+        if run.get(key):
+            parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
+    return Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
 
 
 def _no_prompt(run: dict[str, Any]) -> str:
     if run.get("starts_mid_run") or run.get("dropped_events"):
         return "(no prompt in this recording: it starts mid-run, after the turn's start was dropped)"
     return "(no prompt recorded)"
+
+
+class AnswerScroll(VerticalScroll):
+    """The answer's scrolling panel; it may be maximized (z, or the palette's Maximize) like any panel."""
+
+    ALLOW_MAXIMIZE = True
 
 
 class RunScreen(LabellingScreen):
@@ -76,6 +88,11 @@ class RunScreen(LabellingScreen):
         Binding("d", "focus_detail", "Detail", show=False, id="run.focus-detail"),
         Binding("m", "mark_missed", "Mark missed", id="run.mark-missed"),
         Binding("f", "next_walk", "Next false positive", id="run.next-fp"),
+        Binding("r", "raw", "Raw JSON", id="run.raw"),
+        Binding(
+            "less_than_sign", "resize_panes(-1)", "Narrower answer", show=False, id="run.answer-narrower"
+        ),
+        Binding("greater_than_sign", "resize_panes(1)", "Wider answer", show=False, id="run.answer-wider"),
     ]
     HELP: ClassVar[str] = "One run: its prompt, its answer (findings highlighted), and its timeline."
 
@@ -102,6 +119,8 @@ class RunScreen(LabellingScreen):
         self.current_finding: str | None = None
         #: perf_counter() marks for the benchmark: header drawn, timeline drawn
         self.marks: dict[str, float] = {"opened": perf_counter()}
+        #: index in PANE_SPLITS once the reviewer has resized the panes with < / > (None: the layout's own)
+        self.pane_split: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -111,14 +130,14 @@ class RunScreen(LabellingScreen):
         with Horizontal(id="run-main"):
             with Vertical(id="run-left"):
                 yield Static(Text(""), id="prompt")
-                with VerticalScroll(id="answer-scroll"):
+                with AnswerScroll(id="answer-scroll"):
                     yield AnswerView(id="answer")
                     yield Static(Text(""), id="typed-negatives")
                 yield Static(Text(""), id="checks")
             with Vertical(id="run-right"):
                 yield Timeline(id="timeline")
                 yield DetailPanel(id="detail")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#prompt").border_title = "Prompt"
@@ -127,8 +146,14 @@ class RunScreen(LabellingScreen):
         self.query_one("#recording-banner").display = False
         self.query_one(Timeline).border_title = "Timeline"
         self.query_one(DetailPanel).border_title = "Detail"
+        self.query_one(DetailPanel).border_subtitle = "z maximize · r raw JSON"
         self.query_one(Timeline).focus()
         self.load_header()
+
+    @property
+    def default_panel(self) -> DetailPanel:
+        """What z (or the palette's Maximize) fills the screen with when nothing has the focus."""
+        return self.query_one(DetailPanel)
 
     @property
     def timeline(self) -> Timeline:
@@ -218,6 +243,8 @@ class RunScreen(LabellingScreen):
     async def show_detail(self, row: dict[str, Any]) -> None:
         panel = self.query_one(DetailPanel)
         kind = row["kind"]
+        # a tool result needs the room: the detail grows, the answer narrows (see run.tcss)
+        self.set_class(kind == "tool_call", "-result")
         if kind == "finding":
             finding_id = row["id"]
             if finding_id in self.evidence:
@@ -250,7 +277,12 @@ class RunScreen(LabellingScreen):
         panel = self.query_one(DetailPanel)
         if ev is None:
             return
-        text = evidence_text(ev, reviewer=self.reviewer, pending_note=self.pending_notes.get(finding_id))
+        text = evidence_text(
+            ev,
+            reviewer=self.reviewer,
+            pending_note=self.pending_notes.get(finding_id),
+            keys=self.label_keys(),
+        )
         await panel.show_text(text, key=f"finding:{finding_id}", keep_scroll=True)
 
     def redraw_evidence(self, finding_id: str) -> None:
@@ -273,7 +305,8 @@ class RunScreen(LabellingScreen):
 
     def _no_target(self) -> None:
         self.notify(
-            "put the timeline cursor on a finding first (`]` jumps to the next one)",
+            f"put the timeline cursor on a finding first "
+            f"({self.shown_key('run.next-finding', 'right_square_bracket')} jumps to the next one)",
             severity="warning",
             markup=False,
         )
@@ -304,7 +337,12 @@ class RunScreen(LabellingScreen):
             self.notify("the answer has no words to select", severity="warning", markup=False)
             return
         self.clear_selection()
-        scroll.border_subtitle = "selecting: h/l end · H/L start · enter label · esc cancel"
+        key = self.shown_key
+        scroll.border_subtitle = (
+            f"selecting: {key('answer.shrink', 'h')}/{key('answer.extend', 'l')} end · "
+            f"{key('answer.start-left', 'H')}/{key('answer.start-right', 'L')} start · "
+            f"{key('answer.choose', 'enter')} label · {key('answer.cancel', 'escape')} cancel"
+        )
         answer.focus()
 
     @on(AnswerView.MissedChosen)
@@ -319,7 +357,9 @@ class RunScreen(LabellingScreen):
             self._end_selection()
             self.write_missed(start, end, list_name, words)
 
-        self.app.push_screen(MissedChooser(words), chosen)
+        for stale in self.query(MissedBar):
+            stale.remove()
+        self.mount(MissedBar(words, on_done=chosen))  # below the panels: the answer stays in view
 
     @on(AnswerView.SelectionEnded)
     def _selection_ended(self, event: AnswerView.SelectionEnded) -> None:
@@ -424,6 +464,40 @@ class RunScreen(LabellingScreen):
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()
+
+    def action_raw(self) -> None:
+        """The recorded JSON of the selected timeline item (and back), wherever the focus is on this screen."""
+        views = self.query_one(DetailPanel).query(ToolResultView)
+        if views:
+            views.first().action_toggle_raw()
+            return
+        row = self.timeline.row_at(self.timeline.cursor) if self.timeline.rows else None
+        if row is None:
+            self.notify("nothing selected: move the timeline cursor first", severity="warning", markup=False)
+            return
+        self.toggle_row_raw(row)
+
+    @work(exclusive=True, group="run-detail", exit_on_error=False)
+    async def toggle_row_raw(self, row: dict[str, Any]) -> None:
+        panel = self.query_one(DetailPanel)
+        key = f"raw:{row['kind']}:{row.get('id') or row.get('call_id') or row.get('iteration')}"
+        if panel.showing == key:
+            self.show_detail(row)
+            return
+        data = row.get("finding") if row["kind"] == "finding" else row
+        heading = Text(f"raw JSON of this {row['kind'].replace('_', ' ')} (r: back)\n", style="dim italic")
+        await panel.show_text(Text.assemble(heading, pretty_json(data, limit=20_000)), key=key)
+
+    def action_resize_panes(self, step: int) -> None:
+        """`<` / `>`: give the answer less or more of the width (the timeline and detail get the rest); the
+        reviewer's choice then holds whatever is selected."""
+        left, right = self.query_one("#run-left"), self.query_one("#run-right")
+        if self.pane_split is None:
+            self.pane_split = PANE_SPLITS.index((1, 3) if self.has_class("-result") else (1, 1))
+        self.pane_split = max(0, min(len(PANE_SPLITS) - 1, self.pane_split + step))
+        answer_fr, rest_fr = PANE_SPLITS[self.pane_split]
+        left.styles.width = f"{answer_fr}fr"
+        right.styles.width = f"{rest_fr}fr"
 
     def action_focus_detail(self) -> None:
         self.query_one(DetailPanel).focus()

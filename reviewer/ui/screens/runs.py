@@ -10,11 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Checkbox, Footer, Header, Input, Select, Static
+from textual.widgets import Checkbox, Header, Input, Select, Static
 
 from reviewer.service import OUTCOMES, RUNS_BLOCK
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
+from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
 from reviewer.ui.widgets.safe import inert
 
@@ -87,7 +88,7 @@ class RunsScreen(BaseScreen):
         yield Static(Text("loading…", style="dim"), id="runs-status")
         yield Static(header_text(), id="runs-columns")
         yield RunList(id="runs")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one(RunList).focus()

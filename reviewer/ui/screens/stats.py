@@ -11,10 +11,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from reviewer.service.vocabulary import DISAGREEMENT, UNLABELLED, VERDICTS
 from reviewer.ui.screens.base import BaseScreen
+from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.safe import safe_text
 
 STATE_COLUMNS = (UNLABELLED, *VERDICTS, DISAGREEMENT)
@@ -114,7 +115,7 @@ class StatsScreen(BaseScreen):
         yield Header(icon="◆")
         with VerticalScroll(id="stats-body"):
             yield Static(Text("loading…", style="dim"), id="stats")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.load()

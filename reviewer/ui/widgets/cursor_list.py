@@ -141,6 +141,10 @@ class CursorList(ScrollView, can_focus=True):
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A panel that shrinks (the run screen making room for a tool result) keeps its cursor in view."""
+        self.call_after_refresh(self.scroll_cursor_visible)
+
     def move_to(self, index: int) -> None:
         self.cursor = self._clamp(index)
 

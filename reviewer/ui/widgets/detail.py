@@ -125,6 +125,8 @@ class DetailPanel(VerticalScroll, can_focus=True):
     """Shows one thing at a time: a Text, or a heading and a widget (a rendered tool result)."""
 
     HELP: ClassVar[str] = "Details of the timeline row under the cursor."
+    #: the palette's Maximize and the z key may fill the screen with it
+    ALLOW_MAXIMIZE = True
     DEFAULT_CSS = """
     DetailPanel { height: 1fr; }
     DetailPanel > Static.detail-text { width: 1fr; }

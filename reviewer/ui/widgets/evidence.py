@@ -8,6 +8,7 @@ Drawn from `ReviewService.finding_evidence` (a dict); every recorded string goes
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
@@ -76,18 +77,54 @@ def _one(value: Any, limit: int = 300, style: str = "") -> Text:
     return safe_text(value, limit=limit, one_line=True, style=style)
 
 
-def label_keys_text(kind: str | None) -> Text:
-    keys = label_keys(kind)
+#: the label binding ids (see `LABEL_BINDINGS`) and the key each has unless the keymap says otherwise
+LABEL_BINDING_KEYS: dict[str, str] = {
+    "label.tp": "1",
+    "label.fp": "2",
+    "label.unsure": "3",
+    "label.note": "o",
+    "label.undo": "u",
+}
+_VERDICT_BINDING = {"1": "label.tp", "2": "label.fp", "3": "label.unsure"}
+
+
+#: what a true and a false positive mean, per kind of finding (one line, shown beside the label keys)
+MEANINGS: dict[str, str] = {
+    "negative-claim": "TP: the answer asserts an absence its reads do not establish · FP: the reads establish "
+    "it, or the clause is not a negative",
+    "negative-claim-note": "TP: the answer asserts an absence its reads do not establish · FP: the reads "
+    "establish it, or the clause is not a negative",
+    "coverage-gap": "TP: the answer relies on what this tool did not check or cannot cover, without saying so "
+    "· FP: the answer does not depend on it, or states the gap",
+    "evidence-gate": "TP: these values appear in no tool result (the model made them up) · FP: a tool result "
+    "does support them, or they need no support",
+    "dangling-reference": "TP: the answer cites something evicted from the context · FP: what it cites was "
+    "still there",
+    WITHHELD_ANSWER: "justified: the caller was right not to receive this answer · wrong: it should have been "
+    "delivered",
+}
+DEFAULT_MEANING = "TP: the detector is right about this run · FP: it flagged something that is fine"
+
+
+def meaning_text(kind: str | None) -> Text:
+    """One line: what a true / false positive means for this kind of finding."""
+    return Text(MEANINGS.get(kind or "", DEFAULT_MEANING), style="italic dim")
+
+
+def label_keys_text(kind: str | None, keys: Mapping[str, str] | None = None) -> Text:
+    """The label keys as the reviewer presses them: `keys` maps a binding id to its (remapped) key."""
+    shown = {**LABEL_BINDING_KEYS, **(keys or {})}
+    rows = label_keys(kind)
     out = Text("keys: ", style="dim")
-    for n, (key, _verdict, label) in enumerate(keys):
+    for n, (key, _verdict, label) in enumerate(rows):
         if n:
             out.append(" · ", style="dim")
-        out.append(key, style="bold cyan")
+        out.append(shown[_VERDICT_BINDING[key]], style="bold cyan")
         out.append(f" {label}")
     out.append(" · ", style="dim")
-    out.append("o", style="bold cyan")
+    out.append(shown["label.note"], style="bold cyan")
     out.append(" note · ")
-    out.append("u", style="bold cyan")
+    out.append(shown["label.undo"], style="bold cyan")
     out.append(" undo")
     return out
 
@@ -97,9 +134,11 @@ def labels_text(
     reviewer: str | None,
     kind: str | None,
     pending_note: str | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> Text:
     out = Text()
-    out.append_text(_line(label_keys_text(kind)))
+    out.append_text(_line(label_keys_text(kind, keys)))
+    out.append_text(_line("  ", meaning_text(kind)))
     if not current:
         out.append_text(_line(("unlabelled", "dim italic")))
     for name, row in sorted(current.items(), key=lambda item: (item[0] != reviewer, item[0])):
@@ -576,9 +615,14 @@ def history_text(history: list[dict[str, Any]]) -> Text:
 
 
 def evidence_text(
-    ev: dict[str, Any], *, reviewer: str | None = None, pending_note: str | None = None
+    ev: dict[str, Any],
+    *,
+    reviewer: str | None = None,
+    pending_note: str | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> Text:
-    """Everything about one finding a reviewer needs to label it, top to bottom."""
+    """Everything about one finding a reviewer needs to label it, top to bottom (`keys`: the label keys as
+    remapped by the user's keymap, binding id -> key)."""
     finding = ev["finding"]
     run = ev.get("run") or {}
     kind = finding.get("kind")
@@ -613,7 +657,7 @@ def evidence_text(
     out.append_text(safe_text(finding.get("message") or "", limit=2_000))
     out.append("\n")
     out.append_text(_heading("LABELS"))
-    out.append_text(labels_text(current, reviewer, kind, pending_note))
+    out.append_text(labels_text(current, reviewer, kind, pending_note, keys))
 
     if kind == WITHHELD_ANSWER:
         out.append_text(withheld_text(ev))
