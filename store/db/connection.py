@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from store.db.schema import migrations
+from store.db.statistics import refresh_statistics
 from store.errors import DatabaseCorruptError, DatabaseVersionError
 
 #: How long a writer waits for another writer before giving up (several app processes share one file).
@@ -75,6 +76,8 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
     if migrate and migrations.pending(db):
         with write_lock(db):  # two processes opening a new file at once: one migrates, the other waits
             migrations.apply(db)
+    if migrate:
+        refresh_statistics(db)
     return db
 
 

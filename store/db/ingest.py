@@ -26,6 +26,7 @@ from pathlib import Path
 import zstandard
 from sqlite_utils import Database
 
+from store.db.statistics import refresh_statistics
 from store.db.writer import Prepared, note_source, to_tuples, write_quarantine, write_recording
 from store.errors import RecordingError
 from store.reading.decode import decode_recording
@@ -214,6 +215,8 @@ def ingest(
         db.execute("PRAGMA wal_autocheckpoint = 1000")
         db.execute(f"PRAGMA cache_size = {int(cache)}")
         db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    if report.stored:
+        refresh_statistics(db)
     report.seconds = time.perf_counter() - started
     return report
 

@@ -326,4 +326,11 @@ def m005_pack_content_ids(db: Database) -> None:
             db.execute(f"UPDATE pack_trials SET {column} = ? WHERE {column} = ?", [new, old])
 
 
+@migrations()
+def m006_findings_by_kind_and_run(db: Database) -> None:
+    """Findings of one kind in one run (or a range of runs) read from one index: the runs screen's kind filter
+    and the replay's page of spans probe it per run, so a plan is right even before any ANALYZE."""
+    db.execute("CREATE INDEX findings_kind_run ON findings(kind, run_key, seq)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)
