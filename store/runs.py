@@ -11,8 +11,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.errors import NotFound
-from store.rows import fetch_rows, finding_out, run_out
-from store.vocab import withheld_sql
+from store.rows import Count, fetch_rows, finding_out, run_out
+from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
+from store.vocab import NOT_WITHHELD, withheld_sql
 
 RUN_LIST_COLUMNS = (
     "key",
@@ -223,11 +224,56 @@ def list_runs(
     return rows
 
 
+#: A count not answered by the tallies is read up to this many runs, and shown as "10,000+" beyond it.
+COUNT_CAP = 10_000
+
+
+def tallied_run_count(db: Database, **filters: Any) -> int | None:
+    """The exact count from the tallies when the filters are none or one tallied filter (else None)."""
+    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    if not active:
+        return tally(db, "runs")
+    if len(active) > 1:
+        return None
+    [(name, value)] = active.items()
+    if name == "has_findings":
+        return tally(db, "has_findings")
+    if name == "withheld":
+        return tally_sum(db, "outcome", list(NOT_WITHHELD), exclude=True)
+    facet = RUN_FILTER_FACETS.get(name)
+    return None if facet is None else tally(db, facet, str(value))
+
+
 def count_runs(db: Database, **filters: Any) -> int:
-    """How many runs the filters leave."""
+    """How many runs the filters leave, exactly (a full count unless the tallies answer it)."""
+    tallied = tallied_run_count(db, **filters)
+    if tallied is not None:
+        return tallied
     where, params = run_filters(db, **filters)
     sql = "SELECT count(*) FROM runs r" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])
+
+
+def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) -> Count:
+    """What the runs screen shows: exact from the tallies, otherwise read up to `cap` runs (`exact` False
+    when there are more: the screen says "10,000+"). Bounded at any store size."""
+    tallied = tallied_run_count(db, **filters)
+    if tallied is not None:
+        return Count(tallied)
+    cap = COUNT_CAP if cap is None else int(cap)
+    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    if set(active) == {"search"}:
+        sql = (
+            "SELECT count(*) FROM (SELECT DISTINCT d.run_key FROM search s JOIN search_docs d ON d.id = s.rowid "
+            "WHERE search MATCH ? LIMIT ?)"
+        )
+        params: list[Any] = [fts_query(str(active["search"])), int(cap) + 1]
+    else:
+        where, params = run_filters(db, **filters)
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM runs r WHERE {' AND '.join(where)} LIMIT ?)"
+        params = [*params, int(cap) + 1]
+    n = int(db.execute(sql, params).fetchone()[0])
+    return Count(min(n, int(cap)), exact=n <= cap)
 
 
 def resolve_run(db: Database, ident: str) -> str:
@@ -360,16 +406,10 @@ def tool_call(db: Database, run_key: str, call_id: str) -> dict[str, Any]:
 
 
 def run_facets(db: Database, *, cap: int = 200) -> dict[str, list[str]]:
-    """Distinct values the run filters offer (each list capped)."""
-
-    def distinct(sql: str) -> list[str]:
-        return [str(r[0]) for r in db.execute(sql + f" LIMIT {int(cap)}").fetchall() if r[0] is not None]
-
+    """Distinct values the run filters offer (each list capped), read from the tallies."""
     return {
-        "agents": distinct("SELECT DISTINCT agent_id FROM runs WHERE agent_id IS NOT NULL ORDER BY agent_id"),
-        "tenants": distinct("SELECT DISTINCT tenant FROM runs WHERE tenant IS NOT NULL ORDER BY tenant"),
-        "kinds": distinct("SELECT DISTINCT kind FROM findings ORDER BY kind"),
-        "pack_versions": distinct(
-            "SELECT DISTINCT pack_version FROM findings WHERE pack_version IS NOT NULL ORDER BY pack_version"
-        ),
+        "agents": tally_values(db, "agent", cap=cap),
+        "tenants": tally_values(db, "tenant", cap=cap),
+        "kinds": tally_values(db, "run_kind", cap=cap),
+        "pack_versions": tally_values(db, "pack_version", cap=cap),
     }

@@ -32,6 +32,7 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("PRAGMA recursive_triggers = ON")  # a row INSERT OR REPLACE drops leaves the tallies too
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA cache_size = -65536")

@@ -333,4 +333,90 @@ def m006_findings_by_kind_and_run(db: Database) -> None:
     db.execute("CREATE INDEX findings_kind_run ON findings(kind, run_key, seq)")
 
 
+def _tally_rows(row: str, table: str) -> str:
+    """The (facet, value) pairs one `runs` or `findings` row adds to the tallies (`row` is NEW or OLD)."""
+    if table == "runs":
+        packs = f"CASE WHEN json_valid({row}.pack_versions) THEN {row}.pack_versions ELSE '[]' END"
+        return (
+            "SELECT 'runs' AS facet, '' AS value"
+            f" UNION ALL SELECT 'outcome', {row}.outcome UNION ALL SELECT 'agent', {row}.agent_id"
+            f" UNION ALL SELECT 'tenant', {row}.tenant"
+            f" UNION ALL SELECT 'has_findings', '' WHERE {row}.findings > 0"
+            f" UNION ALL SELECT DISTINCT 'run_pack', j.value FROM json_each({packs}) j WHERE j.type = 'text'"
+        )
+    codes = f"CASE WHEN json_valid({row}.codes) THEN {row}.codes ELSE '[]' END"
+    return (
+        "SELECT 'findings' AS facet, '' AS value"
+        f" UNION ALL SELECT 'kind', {row}.kind UNION ALL SELECT 'tool', {row}.tool_name"
+        f" UNION ALL SELECT 'pack_version', {row}.pack_version"
+        f" UNION ALL SELECT DISTINCT 'code', j.value FROM json_each({codes}) j WHERE j.type = 'text'"
+    )
+
+
+def _first_of_kind(row: str, *, other_than_itself: bool) -> str:
+    """True when no other finding of the run has this finding's kind (the run enters or leaves 'run_kind')."""
+    itself = f" AND o.rowid != {row}.rowid" if other_than_itself else ""
+    return (
+        f"{row}.kind IS NOT NULL AND NOT EXISTS (SELECT 1 FROM findings o "
+        f"WHERE o.kind = {row}.kind AND o.run_key = {row}.run_key{itself})"
+    )
+
+
+def _tally_add(select: str) -> str:
+    return (
+        f"INSERT INTO tallies (facet, value, n) SELECT facet, value, 1 FROM ({select}) WHERE value IS NOT NULL "
+        "ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;"
+    )
+
+
+def _tally_remove(select: str) -> str:
+    return (
+        f"UPDATE tallies SET n = n - 1 WHERE (facet, value) IN ({select});"
+        f" DELETE FROM tallies WHERE n <= 0 AND (facet, value) IN ({select});"
+    )
+
+
+@migrations()
+def m007_tallies(db: Database) -> None:
+    """How many runs and findings each filter value has, kept by triggers in the writing transaction, so the
+    screens' facets and counts cost the same at a million runs as at ten. `store.tallies` reads and rebuilds."""
+    db.execute(
+        "CREATE TABLE tallies (facet TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, "
+        "PRIMARY KEY (facet, value)) WITHOUT ROWID"
+    )
+    watched = "outcome, agent_id, tenant, findings, pack_versions"
+    db.execute(
+        f"CREATE TRIGGER tally_runs_insert AFTER INSERT ON runs BEGIN {_tally_add(_tally_rows('NEW', 'runs'))} END"
+    )
+    db.execute(
+        f"CREATE TRIGGER tally_runs_delete AFTER DELETE ON runs BEGIN {_tally_remove(_tally_rows('OLD', 'runs'))} END"
+    )
+    db.execute(
+        f"CREATE TRIGGER tally_runs_update AFTER UPDATE OF {watched} ON runs BEGIN "
+        f"{_tally_remove(_tally_rows('OLD', 'runs'))} {_tally_add(_tally_rows('NEW', 'runs'))} END"
+    )
+    new_kind = (
+        f"SELECT 'run_kind' AS facet, NEW.kind AS value WHERE {_first_of_kind('NEW', other_than_itself=True)}"
+    )
+    old_kind = f"SELECT 'run_kind' AS facet, OLD.kind AS value WHERE {_first_of_kind('OLD', other_than_itself=False)}"
+    moved = "(OLD.kind IS NOT NEW.kind OR OLD.run_key IS NOT NEW.run_key)"
+    db.execute(
+        "CREATE TRIGGER tally_findings_insert AFTER INSERT ON findings BEGIN "
+        f"{_tally_add(_tally_rows('NEW', 'findings'))} {_tally_add(new_kind)} END"
+    )
+    db.execute(
+        "CREATE TRIGGER tally_findings_delete AFTER DELETE ON findings BEGIN "
+        f"{_tally_remove(_tally_rows('OLD', 'findings'))} {_tally_remove(old_kind)} END"
+    )
+    db.execute(
+        "CREATE TRIGGER tally_findings_update AFTER UPDATE OF kind, run_key, tool_name, pack_version, codes "
+        "ON findings BEGIN "
+        f"{_tally_remove(_tally_rows('OLD', 'findings'))} {_tally_add(_tally_rows('NEW', 'findings'))} "
+        f"{_tally_remove(old_kind + f' AND {moved}')} {_tally_add(new_kind + f' AND {moved}')} END"
+    )
+    from store.tallies import rebuild_tallies
+
+    rebuild_tallies(db)
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -96,3 +96,26 @@ async def test_queue_over_many_findings_reads_only_what_is_shown(ui_db: Path) ->
         assert finding_list.row_at(finding_list.row_count - 1)["id"] == "f-zz0099999"
         assert len(calls) <= 3 and calls[0]["after"] is None and calls[0]["offset"] > 99_000
         await wait_until(pilot, lambda: app.screen.showing == "f-zz0099999")
+
+
+async def test_a_count_read_only_so_far_says_so(tmp_path: Path, monkeypatch: Any) -> None:
+    """A count the tallies cannot answer (a search here) is read up to a cap and shown as `N+`; one they can
+    (no filter) is exact."""
+    import store.runs
+    from bench.synthetic import insert_synthetic_findings
+
+    path = tmp_path / "big.db"
+    db = open_database(path)
+    insert_synthetic_runs(db, 300)
+    insert_synthetic_findings(db)
+    db.close()
+    monkeypatch.setattr(store.runs, "COUNT_CAP", 100)
+    app = make_app(Settings.resolve(db_path=path), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == 300)
+        screen = app.screen
+        assert "300 runs" in str(screen.query_one("#runs-status").render())
+        await pilot.press("slash", *"incidents", "enter")
+        await wait_until(pilot, lambda: screen.total == 100)
+        status = str(screen.query_one("#runs-status").render())
+        assert "100+ runs" in status

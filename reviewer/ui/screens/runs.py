@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Footer, Header, Input, Select, Static
 
 from reviewer.service import OUTCOMES, RUNS_BLOCK
+from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
@@ -148,7 +149,7 @@ class RunsScreen(BaseScreen):
     def _show_status(self) -> None:
         total = self.total
         status = Text()
-        status.append(f"{total:,}" if total is not None else "…", style="bold")
+        status.append(count_text(total) if total is not None else "…", style="bold")
         status.append(" run" + ("" if total == 1 else "s"))
         status.append(f"  ·  {SORT_LABELS.get(self.sort, self.sort)}", style="dim")
         active = [(k, v) for k, v in self.filters.items() if v not in (None, "", False)]
