@@ -97,10 +97,75 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--chunk-files", type=int, default=5_000)
     parser.add_argument("--gen-workers", type=int, default=1)
+    parser.add_argument("--replicate", type=int, default=0, help="repeat the built store this many times")
     args = parser.parse_args(argv)
-    print(build_store(args.runs, chunk_files=args.chunk_files, gen_workers=args.gen_workers))
+    built = build_store(args.runs, chunk_files=args.chunk_files, gen_workers=args.gen_workers)
+    print(replicated_store(built, args.replicate) if args.replicate > 1 else built)
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def replicated_store(source: Path, copies: int) -> Path:
+    """`source` (a store the real ingest built from the corpus writer's files) with its runs, findings and
+    full-text documents repeated `copies` times under new keys and later start times (copy c adds `~c` to
+    every key and id). Tool calls, events, coverage and evictions are not repeated: no screen counts or
+    filters on them. A stand-in for the full build when the machine is too busy to ingest 40 GB in time."""
+    from store.db.connection import open_database
+    from store.db.schema import COLUMNS
+
+    target = source.with_name(source.stem + f"-x{copies}.db")
+    marker = target.with_name(target.name + ".complete")
+    if marker.exists():
+        return target
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(target) + suffix).unlink(missing_ok=True)
+    src = open_database(source)
+    src.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    src.execute(f"VACUUM INTO '{target}'")
+    src.close()
+    db = open_database(target)
+    lo, hi = db.execute("SELECT min(started_ms), max(started_ms) FROM runs").fetchone()
+    span = int(hi - lo) + 1_000
+    top = int(db.execute("SELECT max(id) FROM search_docs").fetchone()[0])
+    renamed = {"key": "key || ?2", "run_id": "run_id || ?2", "started_ms": "started_ms + ?1"}
+    finding_renamed = {"id": "id || ?2", "run_key": "run_key || ?2", "run_id": "run_id || ?2"}
+    run_cols, finding_cols = COLUMNS["runs"], COLUMNS["findings"]
+    for c in range(1, copies):
+        tag, shift, base = f"~{c}", c * span, c * top
+        started = time.perf_counter()
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(
+            f"INSERT INTO runs ({', '.join(run_cols)}) SELECT "
+            + ", ".join(renamed.get(col, col) for col in run_cols)
+            + " FROM runs WHERE instr(key, '~') = 0",
+            [shift, tag],
+        )
+        db.execute(
+            f"INSERT INTO findings ({', '.join(finding_cols)}) SELECT "
+            + ", ".join(finding_renamed.get(col, col) for col in finding_cols)
+            + " FROM findings WHERE instr(id, '~') = 0",
+            [shift, tag],
+        )
+        db.execute(
+            "INSERT INTO search_docs (id, run_key, kind, ref) SELECT id + ?, run_key || ?, kind, ref "
+            "FROM search_docs WHERE id <= ?",
+            [base, tag, top],
+        )
+        db.execute(
+            "INSERT INTO search_text (id, text) SELECT id + ?, text FROM search_text WHERE id <= ?",
+            [base, top],
+        )
+        db.execute(
+            "INSERT INTO search (rowid, text) SELECT id, text FROM search_text WHERE id > ? AND id <= ?",
+            [base, base + top],
+        )
+        db.execute("COMMIT")
+        print(f"copy {c}: {time.perf_counter() - started:.0f} s", flush=True)
+    db.execute("INSERT INTO search (search) VALUES ('optimize')")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    marker.write_text(f"{source.name} x {copies}\n")
+    return target
