@@ -25,6 +25,8 @@ RUNS = 3_000
 
 #: A SEARCH inside a correlated subquery must be keyed by the row it is correlated with.
 _CORRELATED_KEY = re.compile(r"\b(run_key|key|target_id|id|rowid)[=><]")
+#: An FTS5 query constrained to one rowid (idxStr starting "="): a seek, not a whole match per outer row.
+_FTS_BY_ROWID = re.compile(r"VIRTUAL TABLE INDEX \d+:=")
 #: Scans that are not a table read per row: the FTS match, json_each of one row, a temporary b-tree.
 _HARMLESS_SCAN = re.compile(r"^SCAN (\w+ VIRTUAL TABLE|CONSTANT ROW|\(subquery)|^SCAN json_each")
 
@@ -96,6 +98,8 @@ def _problems(db: Database, sql: str) -> list[str]:
                 problems.append(f"scan per outer row: {text}")
         if text.startswith("SEARCH ") and correlated(node) and not _CORRELATED_KEY.search(text):
             problems.append(f"search not keyed by the outer row: {text}")
+        if "VIRTUAL TABLE INDEX" in text and correlated(node) and not _FTS_BY_ROWID.search(text):
+            problems.append(f"full-text query run whole per outer row: {text}")
     for texts in scans_by_parent.values():
         if len(texts) > 1:
             problems.append(f"nested loop over two scans: {texts}")
@@ -164,3 +168,18 @@ def test_open_and_ingest_keep_the_statistics_current(built: Path, tmp_path: Path
     described = db.execute("SELECT stat FROM sqlite_stat1 WHERE tbl = 'runs' LIMIT 1").fetchone()[0]
     assert int(described.split()[0]) >= RUNS * 2
     db.close()
+
+
+def test_a_common_search_word_is_probed_run_by_run_with_the_same_page(
+    store: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gathered = runs.runs_page(store, search="incidents", limit=60)
+    monkeypatch.setattr(runs, "COMMON_DOCS", 100)  # "incidents" is in every answer: now a common word
+    statements = _statements(store, lambda: runs.runs_page(store, search="incidents", limit=60))
+    probe = [s for s in statements if "d.run_key = r.key" in s]
+    assert probe and not any(_problems(store, s) for s in statements)
+    probed = runs.runs_page(store, search="incidents", limit=60)
+    assert [r["run_key"] for r in probed] == [r["run_key"] for r in gathered] and len(gathered) == 60
+    after = runs.runs_page(store, search="incidents", after=probed[-1]["cursor"], limit=60)
+    monkeypatch.setattr(runs, "COMMON_DOCS", 10**9)
+    assert after == runs.runs_page(store, search="incidents", after=probed[-1]["cursor"], limit=60)
