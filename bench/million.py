@@ -114,7 +114,7 @@ def replicated_store(source: Path, copies: int) -> Path:
     every key and id). Tool calls, events, coverage and evictions are not repeated: no screen counts or
     filters on them. A stand-in for the full build when the machine is too busy to ingest 40 GB in time."""
     from store.db.connection import open_database
-    from store.db.schema import COLUMNS
+    from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 
     target = source.with_name(source.stem + f"-x{copies}.db")
     marker = target.with_name(target.name + ".complete")
@@ -129,12 +129,11 @@ def replicated_store(source: Path, copies: int) -> Path:
     db = open_database(target)
     lo, hi = db.execute("SELECT min(started_ms), max(started_ms) FROM runs").fetchone()
     span = int(hi - lo) + 1_000
-    top = int(db.execute("SELECT max(id) FROM search_docs").fetchone()[0])
     renamed = {"key": "key || ?2", "run_id": "run_id || ?2", "started_ms": "started_ms + ?1"}
     finding_renamed = {"id": "id || ?2", "run_key": "run_key || ?2", "run_id": "run_id || ?2"}
     run_cols, finding_cols = COLUMNS["runs"], COLUMNS["findings"]
     for c in range(1, copies):
-        tag, shift, base = f"~{c}", c * span, c * top
+        tag, shift = f"~{c}", c * span
         started = time.perf_counter()
         db.execute("BEGIN IMMEDIATE")
         db.execute(
@@ -149,19 +148,23 @@ def replicated_store(source: Path, copies: int) -> Path:
             + " FROM findings WHERE instr(id, '~') = 0",
             [shift, tag],
         )
+        # document ids carry their run's rowid (schema m008): the copy's ids follow its runs' rowids
         db.execute(
-            "INSERT INTO search_docs (id, run_key, kind, ref) SELECT id + ?, run_key || ?, kind, ref "
-            "FROM search_docs WHERE id <= ?",
-            [base, tag, top],
+            "CREATE TEMP TABLE copy_ids AS SELECT d.id AS old, (n.rowid << ?) + (d.id & ?) AS new, n.key AS key "
+            "FROM search_docs d JOIN runs n ON n.key = d.run_key || ? WHERE instr(d.run_key, '~') = 0",
+            [SEARCH_DOC_BITS, (1 << SEARCH_DOC_BITS) - 1, tag],
         )
         db.execute(
-            "INSERT INTO search_text (id, text) SELECT id + ?, text FROM search_text WHERE id <= ?",
-            [base, top],
+            "INSERT INTO search_docs (id, run_key, kind, ref) SELECT c.new, c.key, d.kind, d.ref "
+            "FROM copy_ids c JOIN search_docs d ON d.id = c.old"
         )
         db.execute(
-            "INSERT INTO search (rowid, text) SELECT id, text FROM search_text WHERE id > ? AND id <= ?",
-            [base, base + top],
+            "INSERT INTO search_text (id, text) SELECT c.new, t.text FROM copy_ids c JOIN search_text t ON t.id = c.old"
         )
+        db.execute(
+            "INSERT INTO search (rowid, text) SELECT c.new, t.text FROM copy_ids c JOIN search_text t ON t.id = c.new"
+        )
+        db.execute("DROP TABLE copy_ids")
         db.execute("COMMIT")
         print(f"copy {c}: {time.perf_counter() - started:.0f} s", flush=True)
     db.execute("INSERT INTO search (search) VALUES ('optimize')")

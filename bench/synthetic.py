@@ -13,7 +13,7 @@ import orjson
 from sqlite_utils import Database
 
 from store.db.connection import write_lock
-from store.db.schema import COLUMNS
+from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.db.writer import now_iso
 from store.vocab import COVERAGE_GAP, DANGLING_REFERENCE, EVIDENCE_GATE, NEGATIVE_CLAIM, WITHHELD_ANSWER
 
@@ -162,7 +162,7 @@ def insert_synthetic_findings(db: Database, *, seed: int = 11, batch: int = 20_0
     last = ""
     while True:
         runs = db.execute(
-            "SELECT key, run_id, findings, prompt, answer FROM runs WHERE key > ? ORDER BY key LIMIT ?",
+            "SELECT key, run_id, findings, prompt, answer, rowid FROM runs WHERE key > ? ORDER BY key LIMIT ?",
             [last, batch],
         ).fetchall()
         if not runs:
@@ -171,8 +171,7 @@ def insert_synthetic_findings(db: Database, *, seed: int = 11, batch: int = 20_0
         findings: list[tuple[Any, ...]] = []
         docs: list[tuple[Any, ...]] = []
         texts: list[tuple[Any, ...]] = []
-        base = int(db.execute("SELECT coalesce(max(id), 0) FROM search_docs").fetchone()[0])
-        for key, run_id, n, prompt, answer in runs:
+        for key, run_id, n, prompt, answer, rowid in runs:
             for seq in range(int(n or 0)):
                 kind = rng.choices(kinds, weights)[0]
                 values = {
@@ -191,10 +190,10 @@ def insert_synthetic_findings(db: Database, *, seed: int = 11, batch: int = 20_0
                     "placeable": 0,
                 }
                 findings.append(tuple(values.get(c) for c in cols))
-            for ref, text in (("prompt", prompt), ("answer", answer)):
-                base += 1
-                docs.append((base, key, ref, ref))
-                texts.append((base, text or ""))
+            for number, (ref, text) in enumerate((("prompt", prompt), ("answer", answer))):
+                doc_id = (int(rowid) << SEARCH_DOC_BITS) + number
+                docs.append((doc_id, key, ref, ref))
+                texts.append((doc_id, text or ""))
         with write_lock(db):
             db.conn.executemany(finding_sql, findings)
             db.conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)

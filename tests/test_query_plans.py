@@ -25,8 +25,9 @@ RUNS = 3_000
 
 #: A SEARCH inside a correlated subquery must be keyed by the row it is correlated with.
 _CORRELATED_KEY = re.compile(r"\b(run_key|key|target_id|id|rowid)[=><]")
-#: An FTS5 query constrained to one rowid (idxStr starting "="): a seek, not a whole match per outer row.
-_FTS_BY_ROWID = re.compile(r"VIRTUAL TABLE INDEX \d+:=")
+#: An FTS5 query constrained to one rowid or a rowid range ("=" or "><" in its idxStr): a seek, not a whole
+#: match per outer row.
+_FTS_BY_ROWID = re.compile(r"VIRTUAL TABLE INDEX \d+:\S*(=|><)")
 #: Scans that are not a table read per row: the FTS match, json_each of one row, a temporary b-tree.
 _HARMLESS_SCAN = re.compile(r"^SCAN (\w+ VIRTUAL TABLE|CONSTANT ROW|\(subquery)|^SCAN json_each")
 
@@ -170,16 +171,26 @@ def test_open_and_ingest_keep_the_statistics_current(built: Path, tmp_path: Path
     db.close()
 
 
-def test_a_common_search_word_is_probed_run_by_run_with_the_same_page(
-    store: Database, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("rare", "common", "marker"),
+    [
+        (10**9, 10**9, "r.rowid IN (SELECT"),
+        (1, 10**9, "+r.rowid IN (SELECT"),
+        (1, 100, "s.rowid >= (r.rowid"),
+    ],
+    ids=["rare word: read its runs and sort", "middling: walk and test a match set", "common: seek per run"],
+)
+def test_each_way_of_reading_a_search_page_gives_the_same_pages(
+    store: Database, monkeypatch: pytest.MonkeyPatch, rare: int, common: int, marker: str
 ) -> None:
-    gathered = runs.runs_page(store, search="incidents", limit=60)
-    monkeypatch.setattr(runs, "COMMON_DOCS", 100)  # "incidents" is in every answer: now a common word
-    statements = _statements(store, lambda: runs.runs_page(store, search="incidents", limit=60))
-    probe = [s for s in statements if "d.run_key = r.key" in s]
-    assert probe and not any(_problems(store, s) for s in statements)
-    probed = runs.runs_page(store, search="incidents", limit=60)
-    assert [r["run_key"] for r in probed] == [r["run_key"] for r in gathered] and len(gathered) == 60
-    after = runs.runs_page(store, search="incidents", after=probed[-1]["cursor"], limit=60)
     monkeypatch.setattr(runs, "COMMON_DOCS", 10**9)
-    assert after == runs.runs_page(store, search="incidents", after=probed[-1]["cursor"], limit=60)
+    monkeypatch.setattr(runs, "RARE_DOCS", 10**9)
+    first = runs.runs_page(store, search="incidents", limit=60)
+    second = runs.runs_page(store, search="incidents", after=first[-1]["cursor"], limit=60)
+    monkeypatch.setattr(runs, "COMMON_DOCS", common)  # "incidents" is in every answer (3,000 documents)
+    monkeypatch.setattr(runs, "RARE_DOCS", rare)
+    statements = _statements(store, lambda: runs.runs_page(store, search="incidents", limit=60))
+    assert any(marker in s for s in statements)
+    assert not any(_problems(store, s) for s in statements)
+    assert runs.runs_page(store, search="incidents", limit=60) == first and len(first) == 60
+    assert runs.runs_page(store, search="incidents", after=first[-1]["cursor"], limit=60) == second

@@ -10,7 +10,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.db.connection import write_lock
-from store.db.schema import COLUMNS
+from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.reading.extract import Extracted
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
@@ -113,13 +113,33 @@ def insert_rows(
             rows,
         )
     if x.search:
-        cur = conn.execute("SELECT coalesce(max(id), 0) FROM search_docs")
-        base = int(cur.fetchone()[0])
-        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"]) for n, d in enumerate(x.search)]
-        texts = [(base + n + 1, d["text"]) for n, d in enumerate(x.search)]
+        docs, texts = _search_rows(conn, rec_id, x.search)
         conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
         conn.executemany("INSERT INTO search_text (id, text) VALUES (?, ?)", texts)
         conn.executemany("INSERT INTO search (rowid, text) VALUES (?, ?)", texts)
+
+
+def _search_rows(
+    conn: Any, rec_id: int, search: list[dict[str, Any]]
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """(search_docs rows, search_text rows): each document's id is its run's rowid << SEARCH_DOC_BITS plus
+    its number in the run, so a full-text match names its run without a join. A run's documents past
+    2**SEARCH_DOC_BITS, or of no stored run, are not indexed."""
+    rowid_of = dict(conn.execute("SELECT key, rowid FROM runs WHERE recording_id = ?", [rec_id]).fetchall())
+    counters: dict[str, int] = {}
+    docs: list[tuple[Any, ...]] = []
+    texts: list[tuple[Any, ...]] = []
+    for d in search:
+        key = d["run_key"]
+        rowid = rowid_of.get(key)
+        n = counters.get(key, 0)
+        if rowid is None or n >= 1 << SEARCH_DOC_BITS:
+            continue
+        counters[key] = n + 1
+        doc_id = (int(rowid) << SEARCH_DOC_BITS) + n
+        docs.append((doc_id, key, d["kind"], d["ref"]))
+        texts.append((doc_id, d["text"]))
+    return docs, texts
 
 
 def write_quarantine(db: Database, path: str, code: str, reason: str, sha256: str | None = None) -> None:
