@@ -250,14 +250,13 @@ def _met(ok: bool) -> str:
 
 
 def _words(db: Any) -> tuple[str, str]:
-    """The commonest word of the full-text index, and a rare one (in 5 to 50 documents)."""
+    """The commonest word of the full-text index, and the rarest plain word (letters only, 6+ long)."""
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, search, 'row')")
     common = db.execute(
         "SELECT term FROM temp.vocab WHERE length(term) > 4 ORDER BY doc DESC LIMIT 1"
     ).fetchone()
     rare = db.execute(
-        "SELECT term FROM temp.vocab WHERE doc BETWEEN 5 AND 50 AND length(term) > 5 AND term GLOB '[a-z]*' "
-        "ORDER BY doc DESC LIMIT 1"
+        "SELECT term FROM temp.vocab WHERE length(term) > 5 AND term NOT GLOB '*[^a-z]*' ORDER BY doc LIMIT 1"
     ).fetchone()
     return str(common[0]), str(rare[0])
 
