@@ -13,8 +13,9 @@ import orjson
 from sqlite_utils import Database
 
 from store.db.connection import write_lock
-from store.db.schema import COLUMNS
+from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.db.writer import now_iso
+from store.vocab import COVERAGE_GAP, DANGLING_REFERENCE, EVIDENCE_GATE, NEGATIVE_CLAIM, WITHHELD_ANSWER
 
 _AGENTS = ("incident-desk", "oncall-assistant", "san-triage", "db-oncall", "support-desk", "billing-bot")
 
@@ -160,3 +161,66 @@ def insert_synthetic_answers(
     if runs:
         flush()
     return total
+
+
+_KINDS = (
+    (NEGATIVE_CLAIM, 60),
+    (COVERAGE_GAP, 20),
+    (EVIDENCE_GATE, 10),
+    (DANGLING_REFERENCE, 6),
+    (WITHHELD_ANSWER, 4),
+)
+_TOOLS = ("search_logs", "query_metrics", "list_incidents", "get_runbook", None)
+_CODES = ("NO_ROWS", "EMPTY_LIST", "NOT_FOUND", "TIMEOUT")
+
+
+def insert_synthetic_findings(db: Database, *, seed: int = 11, batch: int = 20_000) -> int:
+    """Give every synthetic run its `findings` count of findings (kinds, codes, tools and pack versions drawn
+    with fixed weights) and index its prompt and answer for full-text search. Returns the findings written."""
+    rng = random.Random(seed)
+    kinds = [k for k, _ in _KINDS]
+    weights = [w for _, w in _KINDS]
+    cols = COLUMNS["findings"]
+    finding_sql = f"INSERT INTO findings ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})"
+    written = 0
+    last = ""
+    while True:
+        runs = db.execute(
+            "SELECT key, run_id, findings, prompt, answer, rowid FROM runs WHERE key > ? ORDER BY key LIMIT ?",
+            [last, batch],
+        ).fetchall()
+        if not runs:
+            return written
+        last = runs[-1][0]
+        findings: list[tuple[Any, ...]] = []
+        docs: list[tuple[Any, ...]] = []
+        texts: list[tuple[Any, ...]] = []
+        for key, run_id, n, prompt, answer, rowid in runs:
+            for seq in range(int(n or 0)):
+                kind = rng.choices(kinds, weights)[0]
+                values = {
+                    "id": f"f-{key}-{seq}",
+                    "run_key": key,
+                    "run_id": run_id,
+                    "seq": seq,
+                    "kind": kind,
+                    "field": "answer",
+                    "codes": orjson.dumps(rng.sample(_CODES, rng.randint(0, 2))).decode(),
+                    "message": f"Synthetic {kind}",
+                    "tool_name": rng.choice(_TOOLS),
+                    "pack_version": "en-negatives@3" if kind == NEGATIVE_CLAIM else None,
+                    "advisory": 0,
+                    "truncated": 0,
+                    "placeable": 0,
+                }
+                findings.append(tuple(values.get(c) for c in cols))
+            for number, (ref, text) in enumerate((("prompt", prompt), ("answer", answer))):
+                doc_id = (int(rowid) << SEARCH_DOC_BITS) + number
+                docs.append((doc_id, key, ref, ref))
+                texts.append((doc_id, text or ""))
+        with write_lock(db):
+            db.conn.executemany(finding_sql, findings)
+            db.conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
+            db.conn.executemany("INSERT INTO search_text (id, text) VALUES (?, ?)", texts)
+            db.conn.executemany("INSERT INTO search (rowid, text) VALUES (?, ?)", texts)
+        written += len(findings)

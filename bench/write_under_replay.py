@@ -55,7 +55,10 @@ def prepare(answers: int, db_path: Path | None = None) -> tuple[Path, str, list[
         build(path, answers)
     db = open_database(path)
     ref = ensure_pack(db)
-    ids = [r[0] for r in db.execute("SELECT id FROM findings ORDER BY id LIMIT 200")]
+    ids = [
+        r[0]
+        for r in db.execute("SELECT id FROM findings WHERE kind != 'withheld-answer' ORDER BY id LIMIT 200")
+    ]
     db.close()
     return path, ref, ids
 

@@ -8,11 +8,13 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from store import runs
 from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
-from store.rows import fetch_rows, finding_out
+from store.rows import Count, fetch_rows, finding_out
 from store.runs import resolve_run
-from store.vocab import DANGLING_REFERENCE, disagreement_sql
+from store.tallies import FINDING_FILTER_FACETS, tally, tally_values
+from store.vocab import DANGLING_REFERENCE, DISAGREEMENT, disagreement_sql
 
 
 def list_findings(
@@ -103,11 +105,81 @@ def queue_page(
     return rows
 
 
+#: Label states counted from the labels themselves (cheap while few of many findings are labelled).
+_LABELLED_STATES = ("labelled", "mine", DISAGREEMENT)
+#: Label states counted as the findings less those of a labelled state.
+_COMPLEMENT_STATES = {"unlabelled": "labelled", "not-mine": "mine"}
+
+
+def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
+    """The exact count of findings under `filters` (label state aside) from the tallies, or None."""
+    active = {
+        k: v for k, v in filters.items() if k not in ("state", "reviewer") and v not in (None, "", False)
+    }
+    if not active:
+        return tally(db, "findings")
+    if len(active) > 1:
+        return None
+    [(name, value)] = active.items()
+    facet = FINDING_FILTER_FACETS.get(name)
+    return None if facet is None else tally(db, facet, str(value))
+
+
+def _labelled_count(db: Database, state: str, filters: dict[str, Any]) -> int:
+    """Findings under `filters` in a labelled state, read from the current labels (not from every finding)."""
+    reviewer = filters.get("reviewer")
+    where, params = _filters(**{k: v for k, v in filters.items() if k not in ("state", "reviewer")})
+    if state == "mine":
+        where.append("l.reviewer = ?")
+        params.append(reviewer or "")
+    having = f" HAVING {disagreement_sql('l.verdict')}" if state == DISAGREEMENT else ""
+    sql = (
+        "SELECT count(*) FROM (SELECT l.target_id FROM current_labels l JOIN findings f ON f.id = l.target_id"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + f" GROUP BY l.target_id{having})"
+    )
+    return int(db.execute(sql, params).fetchone()[0])
+
+
 def queue_count(db: Database, **filters: Any) -> int:
-    """How many findings the queue filters leave."""
+    """How many findings the queue filters leave, exactly (tallies and labels when they answer it)."""
+    counted = _counted(db, filters)
+    if counted is not None:
+        return counted
     where, params = _filters(**filters)
     sql = "SELECT count(*) FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])
+
+
+def _counted(db: Database, filters: dict[str, Any]) -> int | None:
+    state = filters.get("state") or "any"
+    if state in _LABELLED_STATES:
+        return _labelled_count(db, state, filters)
+    total = _tallied_findings(db, filters)
+    if total is None:
+        return None
+    if state == "any":
+        return total
+    if state in _COMPLEMENT_STATES:
+        return total - _labelled_count(db, _COMPLEMENT_STATES[state], filters)
+    return None
+
+
+def queue_count_at_most(db: Database, *, cap: int | None = None, **filters: Any) -> Count:
+    """What the queue shows: exact when the tallies and labels answer it, else read up to `cap` findings
+    (`exact` False beyond: the screen says "10,000+")."""
+    counted = _counted(db, filters)
+    if counted is not None:
+        return Count(counted)
+    cap = runs.COUNT_CAP if cap is None else int(cap)
+    where, params = _filters(**filters)
+    sql = (
+        "SELECT count(*) FROM (SELECT 1 FROM findings f"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " LIMIT ?)"
+    )
+    n = int(db.execute(sql, [*params, int(cap) + 1]).fetchone()[0])
+    return Count(min(n, int(cap)), exact=n <= cap)
 
 
 def next_unlabelled(
@@ -179,26 +251,13 @@ def queue_progress(db: Database, *, reviewer: str | None = None, **filters: Any)
 
 
 def queue_facets(db: Database, *, cap: int = 500) -> dict[str, list[str]]:
-    """Values the queue filters offer: finding kinds, codes, tools and phrase-pack versions (each capped)."""
-
-    def distinct(sql: str) -> list[str]:
-        return [
-            str(r[0]) for r in db.execute(sql + f" LIMIT {int(cap)}").fetchall() if r[0] not in (None, "")
-        ]
-
+    """Values the queue filters offer: finding kinds, codes, tools and phrase-pack versions (each capped),
+    read from the tallies."""
     return {
-        "kinds": distinct("SELECT DISTINCT kind FROM findings ORDER BY kind"),
-        "codes": distinct(
-            "SELECT DISTINCT j.value FROM findings f,"
-            " json_each(CASE WHEN json_valid(f.codes) THEN f.codes ELSE '[]' END) j"
-            " WHERE j.type = 'text' ORDER BY j.value"
-        ),
-        "tools": distinct(
-            "SELECT DISTINCT tool_name FROM findings WHERE tool_name IS NOT NULL ORDER BY tool_name"
-        ),
-        "pack_versions": distinct(
-            "SELECT DISTINCT pack_version FROM findings WHERE pack_version IS NOT NULL ORDER BY pack_version"
-        ),
+        "kinds": tally_values(db, "kind", cap=cap),
+        "codes": tally_values(db, "code", cap=cap),
+        "tools": tally_values(db, "tool", cap=cap),
+        "pack_versions": tally_values(db, "pack_version", cap=cap),
     }
 
 

@@ -79,3 +79,14 @@ def finding_out(f: dict[str, Any]) -> dict[str, Any]:
     for k in ("span_start", "span_end", "span_start_u16", "span_end_u16", "payload"):
         f.pop(k, None)
     return f
+
+
+class Count(int):
+    """A count a screen shows; `exact` False means "at least this many" (shown as `10,000+`)."""
+
+    exact: bool
+
+    def __new__(cls, n: int, exact: bool = True) -> Count:
+        count = super().__new__(cls, n)
+        count.exact = exact
+        return count

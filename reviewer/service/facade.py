@@ -69,11 +69,12 @@ class ReviewService:
     async def first_block(
         self, *, sort: str = "newest", limit: int = RUNS_BLOCK, **filters: Any
     ) -> tuple[int, list[dict[str, Any]]]:
-        """The total and the first block, in one trip to a reader thread."""
+        """The total and the first block, in one trip to a reader thread. The total is exact when the tallies
+        answer it, else read up to `store.runs.COUNT_CAP` runs: then its `exact` is False ("10,000+")."""
 
         def work(db: Database) -> tuple[int, list[dict[str, Any]]]:
             clean = _clean(filters)
-            total = runs.count_runs(db, **clean)
+            total = runs.count_runs_at_most(db, **clean)
             rows = runs.runs_page(db, sort=sort, limit=limit, **clean)
             counts = labels.unlabelled_counts(db, [r["run_key"] for r in rows])
             for r in rows:
@@ -121,13 +122,14 @@ class ReviewService:
     async def queue_first(self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any) -> dict[str, Any]:
         """`{total, progress, rows}` for the queue under `filters`, in one trip to a reader thread.
 
-        `total` counts the rows shown (label-state filter included); `progress` is `store.findings.queue_progress`
-        over the same filters without the label state."""
+        `total` counts the rows shown (label-state filter included; `exact` False when it is a lower bound,
+        see `store.findings.queue_count_at_most`); `progress` is `store.findings.queue_progress` over the same
+        filters without the label state."""
 
         def work(db: Database) -> dict[str, Any]:
             clean = _queue_filters(filters, reviewer)
             return {
-                "total": findings.queue_count(db, **clean),
+                "total": findings.queue_count_at_most(db, **clean),
                 "progress": findings.queue_progress(db, **clean),
                 "rows": _with_cursor(findings.queue_page(db, limit=limit, **clean)),
             }

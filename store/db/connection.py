@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from store.db.schema import migrations
+from store.db.statistics import refresh_statistics
 from store.errors import DatabaseCorruptError, DatabaseVersionError
 
 #: How long a writer waits for another writer before giving up (several app processes share one file).
@@ -31,6 +32,7 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("PRAGMA recursive_triggers = ON")  # a row INSERT OR REPLACE drops leaves the tallies too
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA cache_size = -65536")
@@ -75,6 +77,8 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
     if migrate and migrations.pending(db):
         with write_lock(db):  # two processes opening a new file at once: one migrates, the other waits
             migrations.apply(db)
+    if migrate:
+        refresh_statistics(db)
     return db
 
 

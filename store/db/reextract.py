@@ -15,6 +15,7 @@ from store.errors import RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
 from store.recordings import original_bytes
+from store.tallies import rebuild_tallies
 
 
 def reextract(
@@ -43,4 +44,6 @@ def reextract(
         done += 1
         if progress is not None:
             progress(n, len(todo))
+    with write_lock(db):
+        rebuild_tallies(db)  # the triggers kept them; recounting makes `reextract` the way to re-derive them
     return done, failures

@@ -1,4 +1,5 @@
-"""Writing one extracted recording (or one quarantine entry) in one transaction."""
+"""Writing extracted recordings and quarantine entries: each alone in its own transaction, or (the `_in`
+variants) inside the caller's, so ingest can commit a group of recordings at once."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.db.connection import write_lock
-from store.db.schema import COLUMNS
+from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.reading.extract import Extracted
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
@@ -46,41 +47,51 @@ def recording_exists(db: Database, sha256: str) -> int | None:
 def note_source(db: Database, path: str, recording_id: int) -> None:
     """Remember that `path` held this content (a re-ingest of the same bytes changes nothing else)."""
     with write_lock(db):
-        db.execute(
-            "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
-            [path, recording_id, now_iso()],
-        )
-        db.execute("DELETE FROM quarantine WHERE path = ?", [path])
+        note_source_in(db, path, recording_id)
+
+
+def note_source_in(db: Database, path: str, recording_id: int) -> None:
+    """`note_source` inside the caller's transaction."""
+    db.execute(
+        "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
+        [path, recording_id, now_iso()],
+    )
+    db.execute("DELETE FROM quarantine WHERE path = ?", [path])
 
 
 def write_recording(db: Database, prepared: Prepared) -> tuple[int, bool]:
     """Insert everything for one recording atomically. Returns (recording id, newly stored?)."""
-    x = prepared.extracted
     with write_lock(db):
-        existing = recording_exists(db, x.recording["sha256"])
-        if existing is not None:
-            db.execute(
-                "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
-                [x.recording["source"], existing, now_iso()],
-            )
-            return existing, False
-        rec = dict(x.recording, extractor_version=EXTRACTOR_VERSION, ingested_at=now_iso())
-        cols = list(rec)
-        cur = db.execute(
-            f"INSERT INTO recordings ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-            [rec[c] for c in cols],
-        )
-        rec_id = int(cur.lastrowid or 0)
-        db.execute(
-            "INSERT INTO originals (recording_id, codec, data) VALUES (?, ?, ?)",
-            [rec_id, prepared.codec, prepared.original],
-        )
+        return write_recording_in(db, prepared)
+
+
+def write_recording_in(db: Database, prepared: Prepared) -> tuple[int, bool]:
+    """`write_recording` inside the caller's transaction (a group of recordings commits together)."""
+    x = prepared.extracted
+    existing = recording_exists(db, x.recording["sha256"])
+    if existing is not None:
         db.execute(
             "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
-            [x.recording["source"], rec_id, now_iso()],
+            [x.recording["source"], existing, now_iso()],
         )
-        insert_rows(db, rec_id, x, prepared.tuples)
-        db.execute("DELETE FROM quarantine WHERE path = ?", [x.recording["source"]])
+        return existing, False
+    rec = dict(x.recording, extractor_version=EXTRACTOR_VERSION, ingested_at=now_iso())
+    cols = list(rec)
+    cur = db.execute(
+        f"INSERT INTO recordings ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+        [rec[c] for c in cols],
+    )
+    rec_id = int(cur.lastrowid or 0)
+    db.execute(
+        "INSERT INTO originals (recording_id, codec, data) VALUES (?, ?, ?)",
+        [rec_id, prepared.codec, prepared.original],
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
+        [x.recording["source"], rec_id, now_iso()],
+    )
+    insert_rows(db, rec_id, x, prepared.tuples)
+    db.execute("DELETE FROM quarantine WHERE path = ?", [x.recording["source"]])
     return rec_id, True
 
 
@@ -102,27 +113,52 @@ def insert_rows(
             rows,
         )
     if x.search:
-        cur = conn.execute("SELECT coalesce(max(id), 0) FROM search_docs")
-        base = int(cur.fetchone()[0])
-        docs = [(base + n + 1, d["run_key"], d["kind"], d["ref"]) for n, d in enumerate(x.search)]
-        texts = [(base + n + 1, d["text"]) for n, d in enumerate(x.search)]
+        docs, texts = _search_rows(conn, rec_id, x.search)
         conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
         conn.executemany("INSERT INTO search_text (id, text) VALUES (?, ?)", texts)
         conn.executemany("INSERT INTO search (rowid, text) VALUES (?, ?)", texts)
 
 
+def _search_rows(
+    conn: Any, rec_id: int, search: list[dict[str, Any]]
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """(search_docs rows, search_text rows): each document's id is its run's rowid << SEARCH_DOC_BITS plus
+    its number in the run, so a full-text match names its run without a join. A run's documents past
+    2**SEARCH_DOC_BITS, or of no stored run, are not indexed."""
+    rowid_of = dict(conn.execute("SELECT key, rowid FROM runs WHERE recording_id = ?", [rec_id]).fetchall())
+    counters: dict[str, int] = {}
+    docs: list[tuple[Any, ...]] = []
+    texts: list[tuple[Any, ...]] = []
+    for d in search:
+        key = d["run_key"]
+        rowid = rowid_of.get(key)
+        n = counters.get(key, 0)
+        if rowid is None or n >= 1 << SEARCH_DOC_BITS:
+            continue
+        counters[key] = n + 1
+        doc_id = (int(rowid) << SEARCH_DOC_BITS) + n
+        docs.append((doc_id, key, d["kind"], d["ref"]))
+        texts.append((doc_id, d["text"]))
+    return docs, texts
+
+
 def write_quarantine(db: Database, path: str, code: str, reason: str, sha256: str | None = None) -> None:
     """Record (or refresh) why `path` could not be ingested. Touches nothing else."""
-    stamp = now_iso()
     with write_lock(db):
-        db.execute(
-            """INSERT INTO quarantine (path, sha256, code, reason, first_seen, last_seen, times)
-               VALUES (?, ?, ?, ?, ?, ?, 1)
-               ON CONFLICT (path, code) DO UPDATE SET
-                 reason = excluded.reason, sha256 = excluded.sha256, last_seen = excluded.last_seen,
-                 times = quarantine.times + 1""",
-            [path, sha256, code, reason, stamp, stamp],
-        )
+        write_quarantine_in(db, path, code, reason, sha256)
+
+
+def write_quarantine_in(db: Database, path: str, code: str, reason: str, sha256: str | None = None) -> None:
+    """`write_quarantine` inside the caller's transaction."""
+    stamp = now_iso()
+    db.execute(
+        """INSERT INTO quarantine (path, sha256, code, reason, first_seen, last_seen, times)
+           VALUES (?, ?, ?, ?, ?, ?, 1)
+           ON CONFLICT (path, code) DO UPDATE SET
+             reason = excluded.reason, sha256 = excluded.sha256, last_seen = excluded.last_seen,
+             times = quarantine.times + 1""",
+        [path, sha256, code, reason, stamp, stamp],
+    )
 
 
 def delete_extracted(db: Database, recording_id: int) -> None:

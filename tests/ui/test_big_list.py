@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,50 @@ async def test_queue_over_many_findings_reads_only_what_is_shown(ui_db: Path) ->
         assert finding_list.row_at(finding_list.row_count - 1)["id"] == "f-zz0099999"
         assert len(calls) <= 3 and calls[0]["after"] is None and calls[0]["offset"] > 99_000
         await wait_until(pilot, lambda: app.screen.showing == "f-zz0099999")
+
+
+def runs_in_order(path: Path) -> list[str]:
+    db = open_database(path)
+    keys = [r[0] for r in db.execute("SELECT key FROM runs ORDER BY started_ms DESC, key DESC")]
+    db.close()
+    return keys
+
+
+async def test_a_count_read_only_so_far_says_so(tmp_path: Path, monkeypatch: Any) -> None:
+    """A count the tallies cannot answer (a search here) is read up to a cap and shown as `N+`; one they can
+    (no filter) is exact. Reading on past the cap grows the list until its end is found."""
+    import store.runs
+    from bench.synthetic import insert_synthetic_findings
+
+    path = tmp_path / "big.db"
+    db = open_database(path)
+    insert_synthetic_runs(db, 300)
+    insert_synthetic_findings(db)
+    db.close()
+    monkeypatch.setattr(store.runs, "COUNT_CAP", 100)
+    app = make_app(Settings.resolve(db_path=path), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == 300)
+        screen = app.screen
+        assert "300 runs" in str(screen.query_one("#runs-status").render())
+        await pilot.press("slash", *"incidents", "enter")
+        await wait_until(pilot, lambda: screen.total == 100)
+        status = str(screen.query_one("#runs-status").render())
+        assert "100+ runs" in status
+        # reading on past the bound grows the list, and reaching its end makes the total exact
+        run_list = screen.run_list
+        assert run_list.row_count > 100
+
+        async def press_end() -> bool:
+            await pilot.press("end")
+            await pilot.pause()
+            return "300 runs" in str(screen.query_one("#runs-status").render())
+
+        deadline = asyncio.get_running_loop().time() + 60
+        while not await press_end():
+            assert asyncio.get_running_loop().time() < deadline, "the end of the list was never found"
+            await pilot.pause(0.05)
+        assert screen.total == 300 and run_list.row_count == 300
+        await wait_until(pilot, lambda: run_list.row_at(299) is not None)
+        oldest = run_list.row_at(299)
+        assert oldest is not None and oldest["run_key"] == runs_in_order(path)[-1]

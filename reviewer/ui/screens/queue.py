@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Header, Select, Static
 
 from reviewer.service import RUNS_BLOCK
+from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.labelling import LabellingScreen
 from reviewer.ui.widgets.detail import DetailPanel
@@ -56,7 +57,7 @@ def progress_text(progress: dict[str, int] | None, shown: int | None, filters: d
     )
     if shown is not None:
         out.append(" · ", style="dim")
-        out.append(f"showing {shown:,}", style="bold")
+        out.append(f"showing {count_text(shown)}", style="bold")
     for name, value in filters.items():
         if value in (None, "", "any"):
             continue

@@ -13,11 +13,15 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Header, Input, Select, Static
 
 from reviewer.service import OUTCOMES, RUNS_BLOCK
+from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
 from reviewer.ui.widgets.safe import inert
+
+#: Blocks a bounded total ("10,000+") grows by each time the reader reaches the end of the list.
+GROW_BLOCKS = 10
 
 assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
 
@@ -64,6 +68,8 @@ class RunsScreen(BaseScreen):
         self.filters: dict[str, Any] = {}
         self.sort = "newest"
         self.total: int | None = None
+        #: when the total is a lower bound: the most rows an empty block has shown there can be
+        self._end_at_most: int | None = None
         self._search_timer: Timer | None = None
         self._facets_loaded = False
 
@@ -107,7 +113,9 @@ class RunsScreen(BaseScreen):
     async def load_runs(self, filters: dict[str, Any], sort: str) -> None:
         total, rows = await self.service.first_block(sort=sort, limit=BLOCK, **filters)
         self.total = total
+        self._end_at_most = None
         self.run_list.reset(total, rows)
+        self._grow_bounded(0, rows)
         self._show_status()
         if not self._facets_loaded:
             self._facets_loaded = True
@@ -148,11 +156,38 @@ class RunsScreen(BaseScreen):
             self.run_list.block_failed(generation, block)
             raise
         self.run_list.set_block(generation, block, rows)
+        if generation == self.run_list.generation:
+            self._grow_bounded(block, rows)
+
+    def _grow_bounded(self, block: int, rows: list[dict[str, Any]]) -> None:
+        """A total read only so far ("10,000+") grows as the reader reaches the end of the list, and becomes
+        exact once the end is found (a short block, or an empty one right after a full one)."""
+        total = self.total
+        if total is None or getattr(total, "exact", True):
+            return
+        end = block * BLOCK + len(rows)
+        if not rows:
+            self._end_at_most = end if self._end_at_most is None else min(self._end_at_most, end)
+        limit = self._end_at_most
+        found = (
+            0 < len(rows) < BLOCK
+            or (rows and limit is not None and end >= limit)
+            or (not rows and block > 0 and self.run_list.row_at(end - 1) is not None)
+        )
+        if found:
+            self.total = end
+            self.run_list.resize_rows(end)
+            self._show_status()
+        elif not rows:
+            self.run_list.resize_rows(min(self.run_list.row_count, end))
+        elif end >= self.run_list.row_count:
+            grown = end + GROW_BLOCKS * BLOCK
+            self.run_list.resize_rows(grown if limit is None else min(grown, limit))
 
     def _show_status(self) -> None:
         total = self.total
         status = Text()
-        status.append(f"{total:,}" if total is not None else "…", style="bold")
+        status.append(count_text(total) if total is not None else "…", style="bold")
         status.append(" run" + ("" if total == 1 else "s"))
         status.append(f"  ·  {SORT_LABELS.get(self.sort, self.sort)}", style="dim")
         active = [(k, v) for k, v in self.filters.items() if v not in (None, "", False)]

@@ -81,6 +81,14 @@ class CursorList(ScrollView, can_focus=True):
         if self._row_count:
             self.post_message(self.Highlighted(self, self.cursor))
 
+    def resize_rows(self, count: int) -> None:
+        """Change how many rows there are without moving the cursor or the scroll (unless the cursor's row is gone)."""
+        self._row_count = max(0, count)
+        self.virtual_size = Size(self.size.width, self._row_count)
+        if self.cursor >= self._row_count:
+            self.set_reactive(CursorList.cursor, self._clamp(self.cursor))
+        self.refresh()
+
     def render_row(self, index: int, width: int) -> Text | None:  # pragma: no cover - abstract
         """The row's text, or `None` when it is not loaded yet (a placeholder is drawn)."""
         raise NotImplementedError

@@ -1,0 +1,108 @@
+"""Where one core's ingest time goes, stage by stage, beside orjson.loads and the careful peer on the same files.
+
+    python -m bench.ingest_parts [--runs 2000] [--repeats 3]
+
+Each stage is timed on its own over the event-heavy corpus (`corpus_by_runs`): read, sha256, decode
+(msgspec, what ingest uses), extract (the Python walk), row tuples, zstd, and the write (the real writer,
+in groups, into a fresh database). The "without extraction" line is the ceiling any faster extractor
+could reach with everything else unchanged: if it clears a target and the whole does not, the Python
+walk is what stands in the way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+import zstandard
+
+
+def stages(paths: list[Path]) -> dict[str, float]:
+    from store.db.connection import open_database
+    from store.db.ingest import CODEC, GROUP_FILES, ZSTD_LEVEL, apply_group
+    from store.db.writer import Prepared, to_tuples
+    from store.reading.decode import decode_recording
+    from store.reading.extract import extract
+
+    t: dict[str, float] = dict.fromkeys(
+        ("read", "sha256", "decode", "extract", "tuples", "zstd", "write", "orjson.loads"), 0.0
+    )
+    prepared = []
+    gc.disable()
+    try:
+        for p in paths:
+            s = time.perf_counter()
+            data = p.read_bytes()
+            t["read"] += time.perf_counter() - s
+            s = time.perf_counter()
+            orjson.loads(data)
+            t["orjson.loads"] += time.perf_counter() - s
+            s = time.perf_counter()
+            sha = hashlib.sha256(data).hexdigest()
+            t["sha256"] += time.perf_counter() - s
+            s = time.perf_counter()
+            rec = decode_recording(data, str(p))
+            t["decode"] += time.perf_counter() - s
+            s = time.perf_counter()
+            x = extract(rec, sha256=sha, origin=str(p), container="file", size=len(data))
+            t["extract"] += time.perf_counter() - s
+            s = time.perf_counter()
+            tuples = to_tuples(x)
+            t["tuples"] += time.perf_counter() - s
+            s = time.perf_counter()
+            original = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+            t["zstd"] += time.perf_counter() - s
+            prepared.append(Prepared(x, CODEC, original, tuples))
+    finally:
+        gc.enable()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = open_database(Path(tmp) / "parts.db")
+        s = time.perf_counter()
+        for i in range(0, len(prepared), GROUP_FILES):
+            apply_group(db, list(prepared[i : i + GROUP_FILES]))
+        t["write"] = time.perf_counter() - s
+        db.close()
+    return t
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.__main__ import corpus_by_runs
+    from bench.scale import careful_peer
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=2_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    paths = corpus_by_runs(args.runs)
+    samples = [stages(paths) for _ in range(args.repeats)]
+    peer = [careful_peer(paths, 199) for _ in range(args.repeats)]
+    med = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
+    ours = sum(v for k, v in med.items() if k != "orjson.loads")
+    without = ours - med["extract"] - med["tuples"]
+    parse, careful = med["orjson.loads"], statistics.median(peer)
+    mb = sum(p.stat().st_size for p in paths) / 1e6
+    print(f"{len(paths):,} files, {mb:,.0f} MB; medians of {args.repeats}; one core")
+    for k, v in med.items():
+        print(
+            f"  {k:14} {v:7.2f} s  {v / ours:5.0%} of ours" if k != "orjson.loads" else f"  {k:14} {v:7.2f} s"
+        )
+    print(
+        f"  {'ours, 1 core':14} {ours:7.2f} s  = {parse / ours:.2f}x orjson.loads, {careful / ours:.2f}x faster than the careful peer ({careful:.2f} s)"
+    )
+    print(
+        f"  {'no extraction':14} {without:7.2f} s  = {parse / without:.2f}x orjson.loads, {careful / without:.2f}x faster than the careful peer"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Planner statistics kept current: SQLite picks a query's driving index from `sqlite_stat1`, and with none
+(nothing ever ran ANALYZE) it guessed the runs screen's kind filter through every finding of that kind for
+every run. `refresh_statistics` re-analyses, sampled so it costs milliseconds at a million runs, whenever
+the tables have grown or shrunk well past what the statistics describe."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from sqlite_utils import Database
+
+#: Rows ANALYZE samples per index (`PRAGMA analysis_limit`): enough for the planner, constant in the size.
+ANALYSIS_LIMIT = 2_000
+#: Statistics are stale when a table holds this many times more (or fewer) rows than they describe.
+STALE_FACTOR = 2.0
+#: Below this many rows no plan can go badly wrong; the first analysis waits for a store this big.
+MIN_ROWS = 200
+WATCHED = ("runs", "findings")
+
+
+def _described(db: Database, table: str) -> int | None:
+    """How many rows the statistics say `table` has (None: never analysed)."""
+    try:
+        row = db.execute("SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1", [table]).fetchone()
+    except sqlite3.OperationalError:  # no sqlite_stat1 table yet
+        return None
+    if row is None or not row[0]:
+        return None
+    return int(str(row[0]).split()[0])
+
+
+def _rows_about(db: Database, table: str) -> int:
+    """About how many rows `table` holds, in constant time (its largest rowid)."""
+    return int(db.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0])
+
+
+def statistics_stale(db: Database) -> bool:
+    """True when a watched table has no statistics or has changed size by more than STALE_FACTOR."""
+    for table in WATCHED:
+        rows = _rows_about(db, table)
+        described = _described(db, table)
+        if described is None:
+            if rows >= MIN_ROWS:
+                return True
+            continue
+        if rows > described * STALE_FACTOR or rows * STALE_FACTOR < described:
+            return True
+    return False
+
+
+def refresh_statistics(db: Database, *, force: bool = False) -> bool:
+    """Re-analyse (sampled) when the statistics are stale, or always with `force`. Returns whether it ran."""
+    if not force and not statistics_stale(db):
+        return False
+    try:
+        db.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
+        db.execute("ANALYZE")  # its own transaction (connections are in autocommit mode)
+    except sqlite3.OperationalError:  # busy past the timeout, or read-only: the next open tries again
+        return False
+    return True

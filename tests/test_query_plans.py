@@ -1,0 +1,196 @@
+"""Every screen's query reads a table at most once: no scan of findings or runs per row of another.
+
+The statements are the ones the store really runs (caught with SQLite's trace callback, parameters bound),
+asked for their plan with EXPLAIN QUERY PLAN on a generated store of 3,000 runs, both before any ANALYZE
+(the index shapes alone must make the plan right) and after the statistics `open_database` keeps current.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlite_utils import Database
+
+from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
+from store import findings, labels, packs, runs
+from store.db.connection import open_database
+from store.db.statistics import statistics_stale
+
+RUNS = 3_000
+
+#: A SEARCH inside a correlated subquery must be keyed by the row it is correlated with.
+_CORRELATED_KEY = re.compile(r"\b(run_key|key|target_id|id|rowid)[=><]")
+#: An FTS5 query constrained to one rowid or a rowid range ("=" or "><" in its idxStr): a seek, not a whole
+#: match per outer row.
+_FTS_BY_ROWID = re.compile(r"VIRTUAL TABLE INDEX \d+:\S*(=|><)")
+#: Scans that are not a table read per row: the FTS match, json_each of one row, a temporary b-tree.
+_HARMLESS_SCAN = re.compile(r"^SCAN (\w+ VIRTUAL TABLE|CONSTANT ROW|\(subquery)|^SCAN json_each")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("plans") / "review.db"
+    db = open_database(path)
+    insert_synthetic_runs(db, RUNS)
+    insert_synthetic_findings(db)
+    first = [r[0] for r in db.execute("SELECT id FROM findings ORDER BY id LIMIT 300")]
+    for n, fid in enumerate(first):
+        kind = db.execute("SELECT kind FROM findings WHERE id = ?", [fid]).fetchone()[0]
+        labels.label_finding(db, fid, "unsure" if kind == "withheld-answer" else "tp", f"r{n % 3}")
+    db.execute("DELETE FROM sqlite_stat1") if db.table("sqlite_stat1").exists() else None
+    db.close()
+    return path
+
+
+@pytest.fixture(params=["no statistics", "statistics kept by open_database"])
+def store(request: pytest.FixtureRequest, built: Path, tmp_path: Path) -> Iterator[Database]:
+    path = tmp_path / "review.db"
+    shutil.copy(built, path)
+    if request.param == "no statistics":
+        db = open_database(path, migrate=False)
+        assert (
+            not db.table("sqlite_stat1").exists()
+            or db.execute("SELECT count(*) FROM sqlite_stat1").fetchone()[0] == 0
+        )
+    else:
+        db = open_database(path)
+        assert db.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'findings'").fetchone()[0] > 0
+    yield db
+    db.close()
+
+
+def _statements(db: Database, call: Callable[[], Any]) -> list[str]:
+    seen: list[str] = []
+    db.conn.set_trace_callback(seen.append)
+    try:
+        result = call()
+        if hasattr(result, "__next__"):
+            next(result, None)
+    finally:
+        db.conn.set_trace_callback(None)
+    return [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+
+
+def _problems(db: Database, sql: str) -> list[str]:
+    """What in the plan of `sql` reads a table once per row of another (empty: nothing)."""
+    rows = db.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+    parent = {r[0]: r[1] for r in rows}
+    detail = {r[0]: r[3] for r in rows}
+
+    def correlated(node: int) -> bool:
+        while node in parent:
+            node = parent[node]
+            if detail.get(node, "").startswith("CORRELATED"):
+                return True
+        return False
+
+    problems = []
+    scans_by_parent: dict[int, list[str]] = {}
+    for node, text in detail.items():
+        table_scan = text.startswith("SCAN ") and not _HARMLESS_SCAN.match(text)
+        if table_scan:
+            scans_by_parent.setdefault(parent[node], []).append(text)
+            if correlated(node):
+                problems.append(f"scan per outer row: {text}")
+        if text.startswith("SEARCH ") and correlated(node) and not _CORRELATED_KEY.search(text):
+            problems.append(f"search not keyed by the outer row: {text}")
+        if "VIRTUAL TABLE INDEX" in text and correlated(node) and not _FTS_BY_ROWID.search(text):
+            problems.append(f"full-text query run whole per outer row: {text}")
+    for texts in scans_by_parent.values():
+        if len(texts) > 1:
+            problems.append(f"nested loop over two scans: {texts}")
+    return problems
+
+
+def _screen_queries(db: Database) -> dict[str, Callable[[], Any]]:
+    kind = "coverage-gap"
+    return {
+        "runs page by kind": lambda: runs.runs_page(db, kind=kind, limit=60),
+        "runs count by kind": lambda: runs.count_runs(db, kind=kind),
+        "runs page by outcome": lambda: runs.runs_page(db, outcome="refused", limit=60),
+        "runs count by outcome": lambda: runs.count_runs(db, outcome="refused"),
+        "runs page by agent": lambda: runs.runs_page(db, agent="san-triage", limit=60),
+        "runs count by agent": lambda: runs.count_runs(db, agent="san-triage"),
+        "runs page by search": lambda: runs.runs_page(db, search="incidents", limit=60),
+        "runs count by search": lambda: runs.count_runs(db, search="incidents"),
+        "runs page by kind and outcome": lambda: runs.runs_page(db, kind=kind, outcome="refused", limit=60),
+        "runs count by kind and outcome": lambda: runs.count_runs(db, kind=kind, outcome="refused"),
+        "unlabelled per run on a page": lambda: labels.unlabelled_counts(
+            db, [r["run_key"] for r in runs.runs_page(db, limit=60)]
+        ),
+        "runs facets": lambda: runs.run_facets(db),
+        "queue facets": lambda: findings.queue_facets(db),
+        "queue first page, any": lambda: findings.queue_page(db, limit=60),
+        "queue first page, unlabelled": lambda: findings.queue_page(db, state="unlabelled", limit=60),
+        "queue count, any": lambda: findings.queue_count(db),
+        "queue count, unlabelled": lambda: findings.queue_count(db, state="unlabelled"),
+        "queue first page of a kind": lambda: findings.queue_page(db, kind=kind, limit=60),
+        "next unlabelled": lambda: findings.next_unlabelled(db),
+        "replay page": lambda: packs.iter_answers(db),
+    }
+
+
+@pytest.mark.parametrize("name", list(_screen_queries(Database(memory=True))))
+def test_no_screen_query_reads_a_table_per_row_of_another(store: Database, name: str) -> None:
+    call = _screen_queries(store)[name]
+    statements = _statements(store, call)
+    assert statements, f"{name}: no statement was caught"
+    found = {sql: problems for sql in statements if (problems := _problems(store, sql))}
+    assert not found, f"{name}: {found}"
+
+
+def test_the_plan_check_catches_a_finding_scan_per_run(store: Database) -> None:
+    """The check itself: the old shape of the kind filter (probing by kind alone) is reported."""
+    sql = (
+        "SELECT r.key FROM runs r INDEXED BY runs_order WHERE EXISTS (SELECT 1 FROM findings f "
+        "INDEXED BY findings_kind WHERE f.run_key = r.key AND f.kind = 'coverage-gap') LIMIT 60"
+    )
+    assert _problems(store, sql)
+
+
+def test_open_and_ingest_keep_the_statistics_current(built: Path, tmp_path: Path) -> None:
+    path = tmp_path / "review.db"
+    shutil.copy(built, path)
+    db = open_database(path, migrate=False)
+    assert statistics_stale(db)
+    db.close()
+    db = open_database(path)
+    assert not statistics_stale(db)
+    insert_synthetic_runs(db, RUNS * 2, seed=8, start_ms=1_800_000_000_000)
+    assert statistics_stale(db)  # three times the runs the statistics describe
+    db.close()
+    db = open_database(path)
+    assert not statistics_stale(db)
+    described = db.execute("SELECT stat FROM sqlite_stat1 WHERE tbl = 'runs' LIMIT 1").fetchone()[0]
+    assert int(described.split()[0]) >= RUNS * 2
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("rare", "common", "marker"),
+    [
+        (10**9, 10**9, "r.rowid IN (SELECT"),
+        (1, 10**9, "+r.rowid IN (SELECT"),
+        (1, 100, "s.rowid >= (r.rowid"),
+    ],
+    ids=["rare word: read its runs and sort", "middling: walk and test a match set", "common: seek per run"],
+)
+def test_each_way_of_reading_a_search_page_gives_the_same_pages(
+    store: Database, monkeypatch: pytest.MonkeyPatch, rare: int, common: int, marker: str
+) -> None:
+    monkeypatch.setattr(runs, "COMMON_DOCS", 10**9)
+    monkeypatch.setattr(runs, "RARE_DOCS", 10**9)
+    first = runs.runs_page(store, search="incidents", limit=60)
+    second = runs.runs_page(store, search="incidents", after=first[-1]["cursor"], limit=60)
+    monkeypatch.setattr(runs, "COMMON_DOCS", common)  # "incidents" is in every answer (3,000 documents)
+    monkeypatch.setattr(runs, "RARE_DOCS", rare)
+    statements = _statements(store, lambda: runs.runs_page(store, search="incidents", limit=60))
+    assert any(marker in s for s in statements)
+    assert not any(_problems(store, s) for s in statements)
+    assert runs.runs_page(store, search="incidents", limit=60) == first and len(first) == 60
+    assert runs.runs_page(store, search="incidents", after=first[-1]["cursor"], limit=60) == second

@@ -1,0 +1,125 @@
+"""Facets and counts come from tallies the writing transaction keeps; they always equal a recount of the rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlite_utils import Database
+
+from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
+from store import labels
+from store.db.connection import write_lock
+from store.db.ingest import ingest
+from store.db.reextract import reextract
+from store.db.writer import delete_extracted
+from store.findings import queue_count, queue_count_at_most, queue_facets
+from store.runs import count_runs, count_runs_at_most, run_facets, run_filters
+from store.tallies import rebuild_tallies
+from tests.conftest import SHARED_RECORDINGS
+
+
+def _tallies(db: Database) -> dict[tuple[str, str], int]:
+    return {(f, v): n for f, v, n in db.execute("SELECT facet, value, n FROM tallies")}
+
+
+def _recounted(db: Database) -> dict[tuple[str, str], int]:
+    kept = _tallies(db)
+    with write_lock(db):
+        rebuild_tallies(db)
+    recount = _tallies(db)
+    assert kept == recount
+    return recount
+
+
+def _scanned_runs(db: Database, **filters: object) -> int:
+    where, params = run_filters(db, **filters)
+    sql = "SELECT count(*) FROM runs r" + (" WHERE " + " AND ".join(where) if where else "")
+    return int(db.execute(sql, params).fetchone()[0])
+
+
+@pytest.fixture
+def loaded(db: Database, db_path: Path) -> Database:
+    ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    return db
+
+
+def test_tallies_follow_ingest_reextract_and_deletion(loaded: Database) -> None:
+    tallies = _recounted(loaded)
+    runs = loaded.execute("SELECT count(*) FROM runs").fetchone()[0]
+    assert tallies[("runs", "")] == runs > 0
+    kinds = [r[0] for r in loaded.execute("SELECT DISTINCT kind FROM findings ORDER BY kind")]
+    assert run_facets(loaded)["kinds"] == kinds
+    for kind in kinds:
+        assert count_runs(loaded, kind=kind) == _scanned_runs(loaded, kind=kind)
+    for outcome in {r[0] for r in loaded.execute("SELECT outcome FROM runs")}:
+        assert count_runs(loaded, outcome=outcome) == _scanned_runs(loaded, outcome=outcome)
+    assert count_runs(loaded, withheld=True) == _scanned_runs(loaded, withheld=True)
+    assert count_runs(loaded, has_findings=True) == _scanned_runs(loaded, has_findings=True)
+
+    reextract(loaded, everything=True)
+    assert _recounted(loaded) == tallies
+
+    rec_id = loaded.execute("SELECT recording_id FROM runs ORDER BY findings DESC LIMIT 1").fetchone()[0]
+    with write_lock(loaded):
+        delete_extracted(loaded, rec_id)
+    after = _recounted(loaded)
+    assert (
+        after[("runs", "")]
+        == runs - loaded.execute("SELECT runs FROM recordings WHERE id = ?", [rec_id]).fetchone()[0]
+    )
+    assert after != tallies
+
+
+def test_a_replaced_row_leaves_the_tallies(loaded: Database) -> None:
+    """INSERT OR REPLACE (how the writer inserts) removes the old row's tallies before adding the new ones."""
+    row = loaded.execute("SELECT id, kind FROM findings LIMIT 1").fetchone()
+    before = _tallies(loaded)
+    loaded.execute(
+        "INSERT OR REPLACE INTO findings (id, run_key, run_id, kind) SELECT id, run_key, run_id, 'moved-kind' "
+        "FROM findings WHERE id = ?",
+        [row[0]],
+    )
+    after = _recounted(loaded)
+    assert after[("kind", "moved-kind")] == 1
+    assert after.get(("kind", row[1]), 0) == before[("kind", row[1])] - 1
+    assert "moved-kind" in queue_facets(loaded)["kinds"]
+
+
+def test_queue_counts_follow_labels(loaded: Database) -> None:
+    ids = [
+        r[0] for r in loaded.execute("SELECT id FROM findings WHERE kind != 'withheld-answer' ORDER BY id")
+    ]
+    labels.label_finding(loaded, ids[0], "tp", "ann")
+    labels.label_finding(loaded, ids[1], "fp", "ann")
+    labels.label_finding(loaded, ids[1], "tp", "bob")
+    labels.undo_last(loaded, "ann", ids[0])
+    total = loaded.execute("SELECT count(*) FROM findings").fetchone()[0]
+    assert queue_count(loaded) == total
+    assert queue_count(loaded, state="labelled") == 1
+    assert queue_count(loaded, state="unlabelled") == total - 1
+    assert queue_count(loaded, state="mine", reviewer="bob") == 1
+    assert queue_count(loaded, state="not-mine", reviewer="ann") == total - 1
+    assert queue_count(loaded, state="disagreement") == 1
+    kind = loaded.execute("SELECT kind FROM findings WHERE id = ?", [ids[1]]).fetchone()[0]
+    of_kind = loaded.execute("SELECT count(*) FROM findings WHERE kind = ?", [kind]).fetchone()[0]
+    assert queue_count(loaded, kind=kind, state="unlabelled") == of_kind - 1
+
+
+def test_a_count_the_tallies_cannot_answer_is_bounded_and_says_so(db: Database) -> None:
+    insert_synthetic_runs(db, 400)
+    insert_synthetic_findings(db)
+    exact = count_runs_at_most(db, cap=50, outcome="delivered")
+    assert exact.exact and exact == _scanned_runs(db, outcome="delivered") > 50
+    both = _scanned_runs(db, outcome="delivered", agent="san-triage")
+    assert both > 50
+    bounded = count_runs_at_most(db, cap=50, outcome="delivered", agent="san-triage")
+    assert (bounded, bounded.exact) == (50, False)
+    roomy = count_runs_at_most(db, cap=both, outcome="delivered", agent="san-triage")
+    assert (roomy, roomy.exact) == (both, True)
+    searched = count_runs_at_most(db, cap=50, search="incidents")
+    assert (searched, searched.exact) == (50, False)
+    assert count_runs(db, search="incidents") == 400
+    tool = queue_count_at_most(db, cap=20, tool="search_logs")
+    assert (tool, tool.exact) == (20, False)
+    assert queue_count(db, tool="search_logs") > 20
