@@ -202,12 +202,14 @@ def _failure(origin: str, operation: str, exc: Exception) -> RecordingError:
 
 # ─── clients (one per process, built on first use) ────────────────────────────────────────────────
 
-_clients: dict[tuple[int, str, str | None], Any] = {}
+_clients: dict[tuple[Any, ...], Any] = {}
+#: The environment the clients read an endpoint from themselves: a change means another client.
+_ENDPOINT_ENV = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "STORAGE_EMULATOR_HOST")
 
 
 def _client(scheme: str, endpoint_url: str | None) -> Any:
     """The vendor client for `scheme`, cached per process (a client never crosses a fork)."""
-    key = (os.getpid(), scheme, endpoint_url)
+    key = (os.getpid(), scheme, endpoint_url, *(os.environ.get(name) for name in _ENDPOINT_ENV))
     if key not in _clients:
         _clients[key] = _s3_client(endpoint_url) if scheme == "s3" else _gcs_client(endpoint_url)
     return _clients[key]
