@@ -198,3 +198,16 @@ def test_cli_ingests_a_bucket_through_the_endpoint_option(
 
     again = json.loads(CliRunner().invoke(cli, args).stdout)
     assert (again["stored"], again["unchanged"]) == (0, 2)
+
+
+def test_a_cloud_storage_endpoint_option_needs_no_emulator_variable(
+    gcs_endpoint: str, db: Database, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("STORAGE_EMULATOR_HOST")  # only the endpoint option says where the server is
+    bucket = gcs_bucket(gcs_endpoint, f"fleet-{next(_names)}")
+    fleet = fill(bucket)
+
+    report = ingest(db, [bucket.url(PREFIX)], db_path=str(db_path), endpoint_url=gcs_endpoint)
+
+    assert report.stored == 2
+    assert {p for p, _, _ in report.quarantined} == {bucket.origin(k) for k in fleet.corrupt}
