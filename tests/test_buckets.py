@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from reviewer.cli.main import cli
 from store.db.ingest import ingest
 from tests.artifact_fixtures import Scope, make_meta, recording_meta, recording_text
 from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, moto_server, object_key, s3_bucket, ticket
+from tests.conftest import SHARED_RECORDINGS
 
 PLAIN = "plain-tool-run.json"
 ENVELOPED = "envelope-conversation-turn1.json"
@@ -211,3 +214,19 @@ def test_a_cloud_storage_endpoint_option_needs_no_emulator_variable(
 
     assert report.stored == 2
     assert {p for p, _, _ in report.quarantined} == {bucket.origin(k) for k in fleet.corrupt}
+
+
+def test_the_sqlite_default_imports_no_object_store_client(tmp_path: Path) -> None:
+    """Ingesting local files never loads boto3 or google-cloud-storage (they are an optional extra)."""
+    script = (
+        "import sys\n"
+        "from store.db.connection import open_database\n"
+        "from store.db.ingest import ingest\n"
+        f"db = open_database({str(tmp_path / 'r.db')!r})\n"
+        f"assert ingest(db, [{str(SHARED_RECORDINGS / PLAIN)!r}]).stored == 1\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore', 'google'))\n"
+        "print(loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
