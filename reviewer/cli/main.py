@@ -49,21 +49,39 @@ def cli(ctx: click.Context) -> None:
 
 
 @cli.command("ingest")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @db_option
 @click.option(
     "--workers", type=int, default=None, help="Parser processes (default: one per core for big batches)."
 )
+@click.option(
+    "--endpoint-url",
+    default=None,
+    metavar="URL",
+    help="Object-store endpoint for s3:// and gs:// inputs (default: AWS_ENDPOINT_URL or "
+    "STORAGE_EMULATOR_HOST, else the vendor's own).",
+)
 @json_option
-def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | None, as_json: bool) -> None:
-    """Ingest recordings: files, folders, bug-report zips, artifact stores.
+def ingest_cmd(
+    paths: tuple[str, ...], db_path: Path | None, workers: int | None, endpoint_url: str | None, as_json: bool
+) -> None:
+    """Ingest recordings: files, folders, bug-report zips, artifact stores, s3:// and gs:// buckets.
 
     Exits 0 when everything ingested, 1 when something was quarantined.
 
     Example: reviewer ingest sample_recordings --db review.db
+
+    Example: reviewer ingest s3://fleet-artifacts/artifacts --db review.db
     """
     db = open_db(db_path)
-    report = run_ingest(db, list(paths), db_path_or_default(db_path), workers=workers, quiet=as_json)
+    report = run_ingest(
+        db,
+        list(paths),
+        db_path_or_default(db_path),
+        workers=workers,
+        quiet=as_json,
+        endpoint_url=endpoint_url,
+    )
     if as_json:
         print_json(_report_json(report))
     else:
@@ -72,15 +90,22 @@ def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | Non
 
 
 def run_ingest(
-    db: Any, paths: list[Path], db_path: Path, *, workers: int | None = None, quiet: bool = False
+    db: Any,
+    paths: list[str],
+    db_path: Path,
+    *,
+    workers: int | None = None,
+    quiet: bool = False,
+    endpoint_url: str | None = None,
 ) -> IngestReport:
-    """Ingest with a rich progress bar when stderr is a terminal."""
+    """Ingest with a rich progress bar when stderr is a terminal (bucket URLs stay strings: a Path would
+    fold `s3://` into `s3:/`)."""
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
     console = Console(stderr=True)
     if quiet or not console.is_terminal:
-        return ingest(db, paths, db_path=str(db_path), workers=workers)
+        return ingest(db, paths, db_path=str(db_path), workers=workers, endpoint_url=endpoint_url)
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -95,7 +120,9 @@ def run_ingest(
         def on_progress(done: int, total: int, done_bytes: int, total_bytes: int) -> None:
             bar.update(task, completed=done_bytes, total=total_bytes, files=f"{done}/{total} files")
 
-        return ingest(db, paths, db_path=str(db_path), workers=workers, progress=on_progress)
+        return ingest(
+            db, paths, db_path=str(db_path), workers=workers, progress=on_progress, endpoint_url=endpoint_url
+        )
 
 
 def _report_json(report: IngestReport) -> dict[str, Any]:
@@ -451,7 +478,7 @@ def serve_cmd(
 
 
 @cli.command("open")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @db_option
 @click.option(
     "--reviewer", default=None, help="Reviewer name (default: $REVIEWER_NAME, else the system user)."
@@ -459,7 +486,7 @@ def serve_cmd(
 @click.option("--ask-reviewer", is_flag=True, help="Ask who is reviewing when the app starts.")
 @click.option("--theme", default=None, help="Textual theme name (default: $REVIEWER_THEME, else Textual's).")
 def open_cmd(
-    paths: tuple[Path, ...],
+    paths: tuple[str, ...],
     db_path: Path | None,
     reviewer: str | None = None,
     ask_reviewer: bool = False,

@@ -195,8 +195,12 @@ def ingest(
     db_path: str | None = None,
     workers: int | None = None,
     progress: ProgressFn | None = None,
+    endpoint_url: str | None = None,
 ) -> IngestReport:
     """Ingest every recording under `paths` into `db`. `workers=1` forces a single process.
+
+    A path may be a bucket URL (`s3://bucket/prefix`, `gs://bucket/prefix`), read through `endpoint_url`
+    when one is given.
 
     With several workers (and `db_path` given), each worker parses, extracts and writes its own recordings,
     one transaction each (BEGIN IMMEDIATE queues the writers); nothing large crosses a process boundary.
@@ -204,7 +208,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     items: list[SourceItem] = []
-    for found in iter_sources(paths, review_db=db_path):
+    for found in iter_sources(paths, review_db=db_path, endpoint_url=endpoint_url):
         if isinstance(found, SourceProblem):
             write_quarantine(db, found.origin, found.code, found.message)
             report.quarantined.append((found.origin, found.code, found.message))

@@ -45,9 +45,12 @@ RECORDING_KIND = "recording/run"
 FILE_FORMAT = 1
 SQLITE_SCHEMA_VERSION = 1
 
-_REF = re.compile(r"art_[A-Za-z0-9]{22}")
+#: A minted artifact ref (`naming.ts`): `art_` + 22 base62 characters.
+ARTIFACT_REF = re.compile(r"art_[A-Za-z0-9]{22}")
 #: One encoded scope segment (`encodeURIComponent` output with dots escaped; older stores kept capitals).
-_SEGMENT = re.compile(r"(?:[A-Za-z0-9\-_!~*'()]|%[0-9A-Fa-f]{2})+")
+SCOPE_SEGMENT = re.compile(r"(?:[A-Za-z0-9\-_!~*'()]|%[0-9A-Fa-f]{2})+")
+_REF = ARTIFACT_REF
+_SEGMENT = SCOPE_SEGMENT
 #: The start of an envelope as `JSON.stringify` writes it: format first, then meta (then payload).
 _ENVELOPE_HEAD = re.compile(rb'\s*\{\s*"format"\s*:\s*(-?[0-9][0-9.eE+-]*)\s*,\s*"meta"\s*:\s*')
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -497,6 +500,14 @@ def _verify_digest(digest: Any, body: bytes) -> None:
         raise _BadArtifact(
             "bad-artifact", f"payload does not match its digest ({digest} recorded, {actual} read)"
         )
+
+
+def check_digest(origin: str, digest: Any, body: bytes) -> None:
+    """Refuse (RecordingError naming `origin`) a body that does not match the digest its ticket recorded."""
+    try:
+        _verify_digest(digest, body)
+    except _BadArtifact as exc:
+        raise RecordingError(exc.code, f"{origin}: {exc.detail}") from exc
 
 
 def read_artifact(item: SourceItem) -> bytes:

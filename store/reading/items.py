@@ -14,13 +14,15 @@ MAX_BUNDLE_MEMBER_BYTES = 256 * 1024 * 1024
 
 @dataclass(frozen=True)
 class SourceItem:
-    """One recording to read. `container` says how: file | bundle | file-artifacts | sqlite-artifacts."""
+    """One recording to read. `container` says how: file | bundle | file-artifacts | sqlite-artifacts |
+    s3-artifacts | gcs-artifacts (`endpoint`: the object store's endpoint override, if one was given)."""
 
     origin: str
     container: str
     path: str
     member: str | None = None
     size: int = 0
+    endpoint: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Turn the paths a user names into source items: files, folders, bug-report zips, artifact stores.
+"""Turn the paths a user names into source items: files, folders, bug-report zips, artifact stores, buckets.
 
 Enumeration is cheap and happens in the parent process; `read_source` does the I/O and may run in a
 worker process, so a `SourceItem` is plain picklable data.
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from store.errors import RecordingError
-from store.reading import artifacts
+from store.reading import artifacts, buckets
 from store.reading.items import MAX_BUNDLE_MEMBER_BYTES, MAX_RECORDING_BYTES, SourceItem, SourceProblem
 
 #: Names a bug-report bundle may hold its recording under, in order of preference.
@@ -21,15 +21,22 @@ BUNDLE_MEMBERS = ("envelope.json", "recording.json")
 
 
 def iter_sources(
-    paths: Iterable[str | os.PathLike[str]], *, review_db: str | os.PathLike[str] | None = None
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    review_db: str | os.PathLike[str] | None = None,
+    endpoint_url: str | None = None,
 ) -> Iterator[SourceItem | SourceProblem]:
     """Yield every recording under `paths`, in a stable (sorted) order.
 
-    The review database itself (and its -wal/-shm files) is never opened as an input: reading it from
-    Python would drop this process's SQLite locks on it.
+    A path may be a bucket URL (`s3://bucket/prefix`, `gs://bucket/prefix`); `endpoint_url` then points
+    the object-store client at another server. The review database itself (and its -wal/-shm files) is
+    never opened as an input: reading it from Python would drop this process's SQLite locks on it.
     """
     skip = _database_files(review_db)
     for raw in paths:
+        if isinstance(raw, str) and buckets.is_bucket_url(raw):
+            yield from buckets.iter_bucket(raw, endpoint_url=endpoint_url)
+            continue
         path = Path(raw)
         try:
             st = path.stat()
@@ -193,4 +200,6 @@ def read_source(item: SourceItem) -> bytes:
         return data
     if item.container in ("file-artifacts", "sqlite-artifacts"):
         return artifacts.read_artifact(item)
+    if item.container in buckets.CONTAINERS.values():
+        return buckets.read_bucket_object(item)
     raise RecordingError("unknown-container", f"{item.origin}: unknown source container {item.container!r}")
