@@ -29,3 +29,7 @@ class DatabaseCorruptError(StoreError):
 
 class NotFound(StoreError):
     """A run, finding or pack that the caller named does not exist."""
+
+
+class DatabaseWriteError(StoreError):
+    """The database cannot take a write (disk full, read-only file or filesystem): the batch stops, said plainly."""

@@ -60,7 +60,10 @@ def ingest_cmd(paths: tuple[Path, ...], db_path: Path | None, workers: int | Non
     Example: reviewer ingest sample_recordings --db review.db
     """
     db = open_db(db_path)
-    report = run_ingest(db, list(paths), db_path_or_default(db_path), workers=workers, quiet=as_json)
+    try:
+        report = run_ingest(db, list(paths), db_path_or_default(db_path), workers=workers, quiet=as_json)
+    except StoreError as exc:  # disk full, read-only database: one clear line, what was stored is kept
+        raise click.ClickException(str(exc)) from exc
     if as_json:
         print_json(_report_json(report))
     else:

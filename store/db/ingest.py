@@ -26,7 +26,16 @@ from pathlib import Path
 import zstandard
 from sqlite_utils import Database
 
-from store.db.writer import Prepared, note_source, to_tuples, write_quarantine, write_recording
+from store.db.connection import write_refusal
+from store.db.writer import (
+    RECORDED_FIELD,
+    Prepared,
+    note_source,
+    out_of_range_cell,
+    to_tuples,
+    write_quarantine,
+    write_recording,
+)
 from store.errors import RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
@@ -37,6 +46,10 @@ ZSTD_LEVEL = 3
 #: Page cache of each ingest connection (KiB): 8 MiB made event-heavy ingests 1.4x slower (index pages
 #: re-read), 64 MiB was no faster than this; the memory row of `python -m bench` watches the cost.
 INGEST_CACHE_KIB = 32768
+#: WAL pages written between checkpoints while bulk writing (4 KiB pages: 16 MiB), and the size a WAL file
+#: is cut back to after one; without both a long ingest left a WAL 25x the size of its database.
+INGEST_WAL_PAGES = 4096
+WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
 #: Below this much input, worker start-up costs more than it saves.
 PARALLEL_MIN_BYTES = 24 * 1024 * 1024
 
@@ -100,10 +113,10 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
         except sqlite3.Error:
             return None
     try:
-        row = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchone()
+        rows = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()
     except sqlite3.Error:
         return None
-    return int(row[0]) if row else None
+    return int(rows[0][0]) if rows else None  # fetchall: no statement left open holding a WAL snapshot
 
 
 def _close_lookup() -> None:
@@ -199,7 +212,7 @@ def ingest(
     if db_path is None:
         n_workers = 1
     done_bytes = 0
-    db.execute("PRAGMA wal_autocheckpoint = 16384")  # checkpoint in big steps while bulk writing
+    _bulk_write_pragmas(db)
     cache = db.execute("PRAGMA cache_size").fetchone()[0]
     db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     try:
@@ -218,6 +231,12 @@ def ingest(
     return report
 
 
+def _bulk_write_pragmas(db: Database) -> None:
+    """Checkpoint in steps while bulk writing, and cut the WAL file back after each checkpoint."""
+    db.execute(f"PRAGMA wal_autocheckpoint = {int(INGEST_WAL_PAGES)}")
+    db.execute(f"PRAGMA journal_size_limit = {int(WAL_SIZE_LIMIT_BYTES)}")
+
+
 @dataclass
 class Outcome:
     """What happened to one source: stored / unchanged / quarantined, and how much it held."""
@@ -229,19 +248,59 @@ class Outcome:
     problem: tuple[str, str, str] | None = None
 
 
-def apply(db: Database, result: Prepared | Known | Failure) -> Outcome:
-    """Write one prepared source (or its quarantine entry) in its own transaction."""
-    if isinstance(result, Failure):
-        write_quarantine(db, result.origin, result.code, result.reason, result.sha256)
-        return Outcome("quarantined", problem=(result.origin, result.code, result.reason))
-    if isinstance(result, Known):
-        note_source(db, result.origin, result.recording_id)
-        return Outcome("unchanged")
-    _, new = write_recording(db, result)
+def apply(db: Database, result: Prepared | Known | Failure, db_path: str | None = None) -> Outcome:
+    """Write one prepared source (or its quarantine entry) in its own transaction.
+
+    A write that fails because of the input (a number SQLite cannot hold, a value it refuses) is rolled back
+    and quarantined like any other bad input; a write that fails because of the database (disk full,
+    read-only) raises DatabaseWriteError, since every later write would fail the same way.
+    """
+    try:
+        if isinstance(result, Failure):
+            return _quarantined(db, result)
+        if isinstance(result, Known):
+            note_source(db, result.origin, result.recording_id)
+            return Outcome("unchanged")
+        try:
+            _, new = write_recording(db, result)
+        except (sqlite3.Error, OverflowError, ValueError, TypeError) as exc:
+            if write_refusal(db_path, exc) is not None:
+                raise
+            return _quarantined(db, _write_failure(result, exc))
+    except sqlite3.Error as exc:
+        refusal = write_refusal(db_path, exc)
+        if refusal is not None:
+            raise refusal from exc
+        raise
     if not new:
         return Outcome("unchanged")
     rec = result.extracted.recording
     return Outcome("stored", len(result.extracted.runs), int(rec["events"]), int(rec["bytes"]))
+
+
+def _quarantined(db: Database, failure: Failure) -> Outcome:
+    write_quarantine(db, failure.origin, failure.code, failure.reason, failure.sha256)
+    return Outcome("quarantined", problem=(failure.origin, failure.code, failure.reason))
+
+
+def _write_failure(prepared: Prepared, exc: BaseException) -> Failure:
+    """Why SQLite refused this recording's rows, named by the stored column and the recorded field."""
+    rec = prepared.extracted.recording
+    origin, sha = str(rec["source"]), str(rec["sha256"])
+    found = out_of_range_cell(prepared)
+    if found is not None:
+        table, column, value = found
+        field_name = RECORDED_FIELD.get(column, column)
+        return Failure(
+            origin,
+            "number-out-of-range",
+            f"{origin}: {field_name} ({table}.{column}) is {value}, outside the 64-bit range SQLite can "
+            "store; nothing of this file was stored",
+            sha,
+        )
+    return Failure(
+        origin, "unwritable-recording", f"{origin}: could not be stored ({type(exc).__name__}: {exc})", sha
+    )
 
 
 _worker_writer: Database | None = None
@@ -255,7 +314,8 @@ def _work(item: SourceItem, db_path: str) -> Outcome:
 
         _worker_writer = open_database(db_path, migrate=False)
         _worker_writer.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
-    return apply(_worker_writer, prepare(item, db_path))
+        _bulk_write_pragmas(_worker_writer)
+    return apply(_worker_writer, prepare(item, db_path), db_path)
 
 
 def _outcomes(
@@ -268,7 +328,7 @@ def _outcomes(
     """
     if n_workers <= 1 or len(items) < 2 or db_path is None:
         for item in items:
-            yield item, apply(db, prepare(item, db_path))
+            yield item, apply(db, prepare(item, db_path), db_path)
         return
     # fork is cheap and needs no re-import, but is only safe while this process has a single thread
     method = (
@@ -298,9 +358,9 @@ def _outcomes(
     except BrokenProcessPool:
         pass
     for item, _ in pending:
-        yield item, apply(db, prepare(item, db_path))
+        yield item, apply(db, prepare(item, db_path), db_path)
     for item in queue:
-        yield item, apply(db, prepare(item, db_path))
+        yield item, apply(db, prepare(item, db_path), db_path)
 
 
 def default_db_path() -> Path:
