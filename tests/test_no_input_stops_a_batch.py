@@ -159,3 +159,184 @@ def test_the_wal_is_checkpointed_and_cut_back_during_a_long_ingest(
     assert report.stored > 10
     database = os.path.getsize(db_path)
     assert max(sizes) < 1024 * 1024 < 2 * database, (max(sizes), database)
+
+
+# ─── only regular files, bounded, never blocking ─────────────────────────────────────────────────
+
+
+def _ingest_or_fail_if_it_hangs(db: Database, db_path: Path, paths: list[Path], fifos: list[Path]) -> Any:
+    """Ingest on a thread; if it is still blocked after a generous 60 s, unblock the FIFOs and fail."""
+    import os
+    import threading
+
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["report"] = ingest(db, paths, db_path=str(db_path), workers=1)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            out["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(60)
+    if worker.is_alive():
+        for fifo in fifos:  # a writer appearing lets a blocked open return
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            os.close(fd)
+        worker.join(60)
+        pytest.fail("ingest blocked on a FIFO")
+    if "error" in out:
+        raise out["error"]
+    return out["report"]
+
+
+def test_a_fifo_or_device_given_directly_is_refused_without_blocking(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    report = _ingest_or_fail_if_it_hangs(db, db_path, [fifo, Path("/dev/zero"), OTHER], [fifo])
+    assert report.stored == 1
+    codes = {path: (code, reason) for path, code, reason in report.quarantined}
+    assert codes[str(fifo)][0] == "not-a-regular-file" and "FIFO" in codes[str(fifo)][1]
+    assert codes["/dev/zero"][0] == "not-a-regular-file" and "device" in codes["/dev/zero"][1]
+
+
+def test_symlinks_and_special_files_in_a_folder_are_reported_not_skipped(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    import os
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "linked.json").symlink_to(PLAIN)
+    (folder / "linked-folder").symlink_to(SHARED_RECORDINGS, target_is_directory=True)
+    os.mkfifo(folder / "pipe.json")
+    (folder / "real.json").write_bytes(OTHER.read_bytes())
+    report = _ingest_or_fail_if_it_hangs(db, db_path, [folder], [folder / "pipe.json"])
+    assert report.stored == 1
+    codes = {Path(path).name: code for path, code, _ in report.quarantined}
+    assert codes == {
+        "linked.json": "symlink-not-followed",
+        "linked-folder": "symlink-not-followed",
+        "pipe.json": "not-a-regular-file",
+    }
+    assert db.execute("SELECT count(*) FROM quarantine").fetchone()[0] == 3
+
+
+def test_a_folder_a_thousand_levels_deep_is_walked(db: Database, db_path: Path, tmp_path: Path) -> None:
+    import os
+
+    deep = tmp_path / "d"
+    made: list[Path] = []
+    try:
+        here = deep
+        for _ in range(1001):  # os.makedirs itself recurses too deeply for this
+            os.mkdir(here)
+            made.append(here)
+            here = here / "a"
+        (made[-1] / "bottom.json").write_bytes(PLAIN.read_bytes())
+        report = ingest(db, [deep], db_path=str(db_path), workers=1)
+    finally:  # pytest's own clean-up of tmp_path recurses, so the tree is taken down here, leaf first
+        if made:
+            (made[-1] / "bottom.json").unlink(missing_ok=True)
+        for folder in reversed(made):
+            os.rmdir(folder)
+    assert report.stored == 1 and report.quarantined == []
+
+
+def test_a_recording_over_the_size_bound_is_refused(
+    db: Database, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store.reading import items
+
+    monkeypatch.setattr(items, "MAX_RECORDING_BYTES", 1000)  # the same bound at a small scale
+    report = ingest(db, [PLAIN], db_path=str(db_path), workers=1)
+    [(_, code, reason)] = report.quarantined
+    assert code == "too-large" and "1,000-byte limit" in reason
+
+
+def _streamed_store(tmp_path: Path) -> tuple[Path, Path]:
+    """A fileArtifacts store holding one streamed recording; returns (root, its <ref>.bin)."""
+    from tests.artifact_fixtures import (
+        Scope,
+        put_file_artifact_streamed,
+        recording_meta,
+        recording_text,
+    )
+
+    root = tmp_path / "store"
+    text = recording_text("plain-tool-run.json")
+    envelope = put_file_artifact_streamed(
+        root, Scope(conversation_id="c1"), recording_meta(text), text.encode()
+    )
+    return root, envelope.with_suffix(".bin")
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/dev/zero", "fifo"])
+def test_a_streamed_payload_that_is_a_link_or_a_fifo_is_refused_and_never_read(
+    db: Database, db_path: Path, tmp_path: Path, target: str
+) -> None:
+    import os
+
+    root, payload = _streamed_store(tmp_path)
+    payload.unlink()
+    fifos = []
+    if target == "fifo":
+        os.mkfifo(payload)
+        fifos.append(payload)
+    else:
+        payload.symlink_to(target)
+    report = _ingest_or_fail_if_it_hangs(db, db_path, [root, OTHER], fifos)
+    assert report.stored == 1
+    want = "not-a-regular-file" if target == "fifo" else "symlink-not-followed"
+    codes = {Path(path).suffix: code for path, code, _ in report.quarantined}
+    assert codes == {".json": want, ".bin": want}, "the envelope refused, the payload file reported"
+    for _, _, reason in report.quarantined:
+        assert "root:" not in reason and "\\x00" not in reason
+
+
+def test_a_store_whose_write_ahead_log_cannot_be_read_is_refused_not_read_in_part(
+    db: Database, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from store.reading import artifacts
+    from tests.artifact_fixtures import (
+        Scope,
+        open_sqlite_store,
+        put_sqlite_artifact,
+        recording_meta,
+        recording_text,
+    )
+
+    store = tmp_path / "artifacts.db"
+    writer = open_sqlite_store(store)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    names = [
+        "plain-tool-run.json",
+        "unsupported-claim-findings.json",
+        "multi-turn-conversation-identity.json",
+    ]
+    for n, name in enumerate(names):
+        text = recording_text(name)
+        put_sqlite_artifact(writer, Scope(conversation_id=f"c{n}"), recording_meta(text), text)
+        writer.commit()
+    try:
+        assert Path(f"{store}-wal").stat().st_size > 0, "the recordings are committed to the log only"
+        whole = ingest(db, [store], db_path=str(db_path), workers=1)
+        assert whole.stored == 3, "a live store is read with its log"
+
+        def no_log(target: str) -> sqlite3.Connection:  # as for a read-only copy without its -shm
+            raise sqlite3.OperationalError("unable to open database file")
+
+        monkeypatch.setattr(artifacts, "_open_with_log", no_log)
+        report = ingest(db, [store, ENVELOPE], db_path=str(db_path), workers=1)
+    finally:
+        writer.close()
+    assert report.stored == 1, "nothing of the store was read, the next file was"
+    [(_, code, reason)] = report.quarantined
+    assert code == "store-busy" and "busy or unreadable" in reason
