@@ -340,3 +340,32 @@ def test_a_store_whose_write_ahead_log_cannot_be_read_is_refused_not_read_in_par
     assert report.stored == 1, "nothing of the store was read, the next file was"
     [(_, code, reason)] = report.quarantined
     assert code == "store-busy" and "busy or unreadable" in reason
+
+
+# ─── bad bytes in arguments ──────────────────────────────────────────────────────────────────────
+
+BAD = "caf\udce9"  # the bytes b"caf\xe9" as Python receives them from a Latin-1 terminal
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["runs", "--search", BAD], {}),
+        (["label", "f-anything", "--verdict", "fp", "--note", BAD], {}),
+        (["label", "f-anything", "--verdict", "fp", "--reviewer", BAD], {}),
+        (["label", "f-anything", "--verdict", "fp"], {"REVIEWER_NAME": BAD}),
+    ],
+    ids=["--search", "--note", "--reviewer", "$REVIEWER_NAME"],
+)
+def test_bad_bytes_in_an_argument_give_a_one_line_error(
+    db_path: Path, args: list[str], env: dict[str, str]
+) -> None:
+    from click.testing import CliRunner
+
+    from reviewer.cli.main import cli
+
+    assert CliRunner().invoke(cli, ["ingest", str(OTHER), "--db", str(db_path)]).exit_code == 0
+    result = CliRunner().invoke(cli, [*args, "--db", str(db_path)], env=env)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.exception
+    [line] = result.output.strip().splitlines()
+    assert "not valid UTF-8" in line and "\\xe9" in line

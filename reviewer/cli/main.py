@@ -9,7 +9,16 @@ from typing import Any
 import click
 import orjson
 
-from reviewer.cli.common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
+from reviewer.cli.common import (
+    TextCheckingGroup,
+    db_option,
+    db_path_or_default,
+    emit,
+    json_option,
+    open_db,
+    print_json,
+    safe,
+)
 from reviewer.service.label_export import labels_text
 from reviewer.service.settings import Settings
 from reviewer.service.store_ops import (
@@ -33,7 +42,7 @@ _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "
 VERDICT_CHOICES = JUDGEMENTS + tuple(_VERDICT_ALIASES)
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=TextCheckingGroup, invoke_without_command=True)
 @click.version_option(package_name="footprint-reviewer")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
