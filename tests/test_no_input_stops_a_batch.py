@@ -369,3 +369,57 @@ def test_bad_bytes_in_an_argument_give_a_one_line_error(
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.exception
     [line] = result.output.strip().splitlines()
     assert "not valid UTF-8" in line and "\\xe9" in line
+
+
+# ─── memory ──────────────────────────────────────────────────────────────────────────────────────
+
+#: The README's bound on the memory an ingest needs beyond the program itself, per byte of the largest file.
+MEMORY_PER_INPUT_BYTE = 8
+
+_MEASURE = """
+import sys
+from store.db.connection import open_database
+from store.db.ingest import ingest
+
+def rss(field):
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(field))
+
+path, db_path = sys.argv[1], sys.argv[2]
+db = open_database(db_path)
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")  # the high-water mark restarts here: only what the ingest needs is measured
+base = rss("VmRSS:")
+report = ingest(db, [path], db_path=db_path, workers=1)
+assert report.stored == 1, report.quarantined
+print(rss("VmHWM:") - base)
+"""
+
+
+def test_memory_for_a_recording_that_is_one_huge_string_stays_within_the_stated_bound(
+    tmp_path: Path,
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.fail("this test measures peak memory through /proc (Linux)")
+    doc = json.loads(PLAIN.read_text())
+    # non-ASCII and astral text: Python holds it at 4 bytes a character, the worst case for memory
+    _first(doc, "turn_end")["payload"]["finalContent"] = "ab 🚀 cd é " * 720_000
+    path = tmp_path / "one-string.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    size = path.stat().st_size
+    assert size > 10_000_000
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path), str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    needed = int(done.stdout.strip())
+    assert needed < MEMORY_PER_INPUT_BYTE * size, f"{needed / size:.1f} x the file's size"
