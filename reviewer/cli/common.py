@@ -100,3 +100,9 @@ class TextCheckingGroup(click.Group):
                 f"$REVIEWER_NAME is not valid UTF-8 text ({_shown(name)}); set it as UTF-8"
             )
         return super().parse_args(ctx, args)
+
+
+def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
+    """Every plain line the CLI prints goes through here: recorded text in it is shown inert, whichever field
+    it came from (the one inert-text path; the program's own text has no control characters to change)."""
+    click.echo(safe(message), err=err, nl=nl)

@@ -13,6 +13,7 @@ from reviewer.cli.common import (
     TextCheckingGroup,
     db_option,
     db_path_or_default,
+    echo,
     emit,
     json_option,
     open_db,
@@ -123,13 +124,13 @@ def _report_json(report: IngestReport) -> dict[str, Any]:
 def _print_summary(report: IngestReport) -> None:
     mb = report.bytes / 1e6
     rate = f", {mb / report.seconds:.1f} MB/s" if report.seconds > 0 and mb else ""
-    click.echo(
+    echo(
         f"{report.seen} input(s): {report.stored} stored ({report.runs} runs, {report.events:,} events, "
         f"{mb:.1f} MB{rate}), {report.unchanged} unchanged, {len(report.quarantined)} quarantined "
         f"in {report.seconds:.2f}s"
     )
     for _path, code, reason in report.quarantined:
-        click.echo(f"  quarantined [{code}] {safe(reason)}", err=True)
+        echo(f"  quarantined [{code}] {safe(reason)}", err=True)
 
 
 @cli.command("runs")
@@ -163,7 +164,7 @@ def runs_cmd(
         print_json(rows)
         return
     for r in rows:
-        click.echo(
+        echo(
             f"{r['started_at'] or '?':24} {safe(r['agent_id'] or '?'):16} {r['outcome']:14} "
             f"calls={r['tool_calls']:<3} findings={r['findings']:<3} gaps={r['coverage_gaps']:<3} "
             f"{safe(r['run_key'])}"
@@ -187,15 +188,13 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
-    click.echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
-    click.echo(f"prompt: {safe(data['prompt'])}")
-    click.echo(f"answer: {safe(data['answer'])}")
+    echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
+    echo(f"prompt: {safe(data['prompt'])}")
+    echo(f"answer: {safe(data['answer'])}")
     for c in data["tool_calls"]:
-        click.echo(
-            f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}"
-        )
+        echo(f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}")
     for f in data["findings"]:
-        click.echo(f"  finding {f['id']} {f['kind']}: {safe(f['message'])}")
+        echo(f"  finding {f['id']} {f['kind']}: {safe(f['message'])}")
 
 
 @cli.command("findings")
@@ -219,7 +218,7 @@ def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str
         print_json(rows)
         return
     for f in rows:
-        click.echo(f"{f['id']} {f['kind']:22} {safe(f['run_id'])} {safe(f['message'] or '')[:120]}")
+        echo(f"{f['id']} {f['kind']:22} {safe(f['run_id'])} {safe(f['message'] or '')[:120]}")
 
 
 @cli.command("quarantine")
@@ -236,7 +235,7 @@ def quarantine_cmd(db_path: Path | None, as_json: bool) -> None:
         print_json(rows)
         return
     for q in rows:
-        click.echo(f"[{q['code']}] {safe(q['reason'])}")
+        echo(f"[{q['code']}] {safe(q['reason'])}")
 
 
 reviewer_option = click.option(
@@ -299,7 +298,7 @@ def label_cmd(
     if as_json:
         print_json(row)
     else:
-        click.echo(f"{row['verdict']} on {row['target_id']} by {safe(row['reviewer'])}")
+        echo(f"{row['verdict']} on {row['target_id']} by {safe(row['reviewer'])}")
 
 
 @cli.command("labels")
@@ -341,7 +340,7 @@ def labels_cmd(
             added, skipped = labels.import_labels(db, rows)
         except StoreError as exc:
             raise click.ClickException(f"{import_file}: {exc}") from exc
-        click.echo(f"{added} label(s) imported, {skipped} already present")
+        echo(f"{added} label(s) imported, {skipped} already present")
         return
     rows = labels.export_labels(db)
     text = labels_text(rows, "csv" if as_csv else "json")
@@ -365,10 +364,10 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
         print_json(stats)
         return
     for kind, counts in stats["kinds"].items():
-        click.echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
+        echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
     for pair in stats["agreement"]:
         kappa = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
-        click.echo(
+        echo(
             f"agreement {safe(pair['reviewers'][0])} / {safe(pair['reviewers'][1])}: "
             f"{pair['shared']} shared, kappa {kappa}"
         )
@@ -386,9 +385,9 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
 
     db = open_db(db_path)
     done, failures = reextract(db, everything=everything)
-    click.echo(f"{done} recording(s) re-extracted, {len(failures)} failed")
+    echo(f"{done} recording(s) re-extracted, {len(failures)} failed")
     for source, reason in failures:
-        click.echo(f"  {safe(source)}: {safe(reason)}", err=True)
+        echo(f"  {safe(source)}: {safe(reason)}", err=True)
     sys.exit(1 if failures else 0)
 
 

@@ -40,7 +40,7 @@ def run_title(run: dict[str, Any]) -> Text:
         ("  agent ", "dim"),
         safe_text(run.get("agent_id") or "?", limit=80, one_line=True, style="bold"),
         ("  started ", "dim"),
-        started,
+        safe_text(started, limit=23, one_line=True),
     ]
     for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
         if run.get(key):
