@@ -33,3 +33,7 @@ class NotFound(StoreError):
 
 class DatabaseWriteError(StoreError):
     """The database cannot take a write (disk full, read-only file or filesystem): the batch stops, said plainly."""
+
+
+class DatabaseNotOursError(StoreError):
+    """An SQLite database some other program made: refused before anything is written to it."""

@@ -423,3 +423,30 @@ def test_memory_for_a_recording_that_is_one_huge_string_stays_within_the_stated_
     )
     needed = int(done.stdout.strip())
     assert needed < MEMORY_PER_INPUT_BYTE * size, f"{needed / size:.1f} x the file's size"
+
+
+# ─── a database that is not ours ─────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("command", [["runs"], ["ingest", str(OTHER)], ["stats"]])
+def test_a_foreign_sqlite_database_is_refused_before_any_write(tmp_path: Path, command: list[str]) -> None:
+    import hashlib
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from reviewer.cli.main import cli
+
+    foreign = tmp_path / "someone-elses.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO customers (name) VALUES ('ada')")
+    conn.commit()
+    conn.close()
+    before = hashlib.sha256(foreign.read_bytes()).hexdigest()
+    result = CliRunner().invoke(cli, [*command, "--db", str(foreign)])
+    assert result.exit_code == 1 and "did not create" in result.output
+    assert hashlib.sha256(foreign.read_bytes()).hexdigest() == before, "not a byte written"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["someone-elses.db"], "no -wal or -shm left"
+    with sqlite3.connect(foreign) as check:
+        assert check.execute("PRAGMA journal_mode").fetchone()[0] == "delete"

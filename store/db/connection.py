@@ -11,7 +11,13 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from store.db.schema import migrations
-from store.errors import DatabaseCorruptError, DatabaseVersionError, DatabaseWriteError, StoreError
+from store.errors import (
+    DatabaseCorruptError,
+    DatabaseNotOursError,
+    DatabaseVersionError,
+    DatabaseWriteError,
+    StoreError,
+)
 
 #: How long a writer waits for another writer before giving up (several app processes share one file).
 BUSY_TIMEOUT_S = 60.0
@@ -62,6 +68,14 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
         conn.execute(
             "SELECT count(*) FROM sqlite_master"
         ).fetchone()  # reads the header and schema, writes nothing
+        foreign = _foreign_tables(conn)
+        if foreign:
+            conn.close()
+            shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
+            raise DatabaseNotOursError(
+                f"{target}: an SQLite database footprint-reviewer did not create (tables: {shown}); "
+                "refusing to touch it. Give --db a new file or a review database."
+            )
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
     except sqlite3.DatabaseError as exc:
@@ -87,6 +101,20 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
                 raise refusal from exc
             raise
     return db
+
+
+def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables of a database that is not a review database (empty when it is one, or is empty)."""
+    names = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    if not names:
+        return []
+    if "_sqlite_migrations" in names:
+        ours = conn.execute(
+            "SELECT 1 FROM _sqlite_migrations WHERE migration_set = ? LIMIT 1", [migrations.name]
+        ).fetchone()
+        if ours is not None:
+            return []
+    return names
 
 
 def _refusal(target: Path, exc: sqlite3.DatabaseError) -> StoreError:
