@@ -211,3 +211,26 @@ def test_label_while_another_process_holds_the_database(loaded: Database, db_pat
     ids = dict(loaded.execute("SELECT uid, id FROM labels").fetchall())
     bob = loaded.execute("SELECT id FROM labels WHERE reviewer = 'bob'").fetchone()[0]
     assert bob > ids["holder"], "the second label queued behind the other writer (and was written after it)"
+
+
+def test_merging_an_older_export_never_resurrects_an_older_verdict(
+    loaded: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store import vocab
+    from store.db.connection import open_database
+
+    target = _finding(loaded, "unsupported-claim")
+    other_path = tmp_path / "other.db"
+    other = open_database(other_path)
+    ingest(other, [SHARED_RECORDINGS], db_path=str(other_path))
+    stamps = iter(["2026-01-01T10:00:00.000Z", "2026-01-02T10:00:00.000Z"])
+    monkeypatch.setattr(labels, "now_iso", lambda: next(stamps))
+    labels.label_finding(other, target, "tp", "ann")  # ann's first verdict, on her laptop
+    labels.label_finding(loaded, target, "fp", "ann")  # a day later, on the shared database
+    older = labels.export_labels(other)
+    added, _ = labels.import_labels(loaded, older)  # the older export is merged in after
+    assert added == 1
+    assert labels.current(loaded, target) == {"ann": "fp"}, "the later verdict stays current"
+    history = labels.history(loaded, target)
+    assert {r: row["verdict"] for r, row in vocab.current_labels(history).items()} == {"ann": "fp"}
+    other.close()

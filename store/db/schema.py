@@ -326,4 +326,12 @@ def m005_pack_content_ids(db: Database) -> None:
             db.execute(f"UPDATE pack_trials SET {column} = ? WHERE {column} = ?", [new, old])
 
 
+@migrations()
+def m006_current_label_by_time(db: Database) -> None:
+    """A current label is a reviewer's latest by `created_at` (was: by row id, so a merged older export won)."""
+    db.execute("DROP VIEW IF EXISTS current_labels")
+    db.execute(CURRENT_LABELS_VIEW)
+    db.execute("CREATE INDEX IF NOT EXISTS labels_target_time ON labels(target_id, reviewer, created_at, id)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)
