@@ -263,6 +263,7 @@ class PhrasePack:
 
 _JS_SIMPLE_ESCAPES = {"'": "'", '"': '\\"', "v": "\\u000b", "0": "\\u0000", "x": "\\u00"}
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_SPACE = re.compile(r"\s*")
 
 
 def _js_object_to_json(src: str, start: int) -> str:
@@ -301,8 +302,11 @@ def _js_object_to_json(src: str, start: int) -> str:
                     return "".join(out)
         elif (m := _IDENT.match(src, i)) is not None:
             word = m.group()
-            rest = src[m.end() :].lstrip()
-            out.append(f'"{word}"' if rest.startswith(":") else word)
+            after = _SPACE.match(
+                src, m.end()
+            )  # never copy the rest of the source: that made import quadratic
+            is_key = after is not None and src.startswith(":", after.end())
+            out.append(f'"{word}"' if is_key else word)
             i = m.end()
         else:
             if c == "{":
