@@ -234,3 +234,64 @@ def test_merging_an_older_export_never_resurrects_an_older_verdict(
     history = labels.history(loaded, target)
     assert {r: row["verdict"] for r, row in vocab.current_labels(history).items()} == {"ann": "fp"}
     other.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "field_words"),
+    [
+        ({"span_start": "12"}, "field span_start"),
+        ({"verdict": "justified"}, "field verdict"),  # a withheld-answer verdict on a finding
+        ({"verdict": "tp", "target_kind": "missed-negative"}, "field verdict"),
+        ({"created_at": "yesterday"}, "field created_at"),
+        ({"reviewer": ["ann"]}, "field reviewer"),
+        ({"uid": None}, "field uid"),
+    ],
+)
+def test_an_imported_label_row_is_validated_and_the_error_names_row_and_field(
+    loaded: Database, tmp_path: Path, change: dict[str, object], field_words: str
+) -> None:
+    labels.label_finding(loaded, _finding(loaded, "unsupported-claim"), "tp", "ann")
+    good = labels.export_labels(loaded)[0]
+    rows = [dict(good, uid="fresh-1"), {**good, "uid": "fresh-2", **change}]
+    before = loaded.execute("SELECT count(*) FROM labels").fetchone()[0]
+    with pytest.raises(labels.StoreError) as err:
+        labels.import_label_rows(loaded, rows)
+    assert "label #2" in str(err.value) and field_words in str(err.value), str(err.value)
+    assert loaded.execute("SELECT count(*) FROM labels").fetchone()[0] == before, "nothing written"
+
+
+def test_labels_for_findings_not_here_are_kept_apart_out_of_stats_and_suggestions(
+    loaded: Database, db_path: Path, tmp_path: Path
+) -> None:
+    from reviewer.review.stats import label_stats
+
+    fid = _finding(loaded, "unsupported-claim")
+    labels.label_finding(loaded, fid, "tp", "ann")
+    good = labels.export_labels(loaded)[0]
+    key = loaded.execute("SELECT key FROM runs WHERE run_id = 'run-1796001919298-1'").fetchone()[0]
+    forged = [
+        dict(good, uid="ghost-1", target_id="f-does-not-exist", verdict="fp"),
+        {
+            **{k: good.get(k) for k in ("reviewer", "created_at")},
+            "uid": "ghost-2",
+            "target_id": "m-forged",
+            "target_kind": "missed-negative",
+            "verdict": "missed",
+            "run_key": key,
+            "span_start": 0,
+            "span_end": 20,
+            "span_text": "words the answer never said",
+            "list": "none",
+        },
+    ]
+    stats_before = label_stats(labels.label_states(loaded))
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    result = CliRunner().invoke(cli, ["labels", "--import", str(path), "--db", str(db_path)])
+    assert result.exit_code == 0, result.output
+    assert "2 label(s) imported" in result.output and "2 label(s) name a finding" in result.output
+    assert label_stats(labels.label_states(loaded)) == stats_before, "they count in no statistic"
+    assert [r for r in labels.iter_missed_labels(loaded) if r[0] == "m-forged"] == [], (
+        "nor become suggestions"
+    )
+    assert {r["uid"] for r in labels.export_labels(loaded)} >= {"ghost-1", "ghost-2"}, "kept, not dropped"

@@ -337,10 +337,16 @@ def labels_cmd(
         if not isinstance(rows, list):
             raise click.ClickException(f"{import_file}: expected a JSON array of labels")
         try:
-            added, skipped = labels.import_labels(db, rows)
+            done = labels.import_label_rows(db, rows)
         except StoreError as exc:
             raise click.ClickException(f"{import_file}: {exc}") from exc
-        echo(f"{added} label(s) imported, {skipped} already present")
+        echo(f"{done.added} label(s) imported, {done.skipped} already present")
+        if done.unmatched:
+            echo(
+                f"{done.unmatched} label(s) name a finding (or answer words) not in this database: kept apart, "
+                "they count in no statistic or suggestion until that recording is ingested",
+                err=True,
+            )
         return
     rows = labels.export_labels(db)
     text = labels_text(rows, "csv" if as_csv else "json")
