@@ -13,7 +13,7 @@ from store.db.schema import COLUMNS
 from store.reading.extract import Extracted
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2  # 2: a reused toolCallId keeps two calls; colliding finding ids both kept
 
 
 ROW_TABLES = ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events")
