@@ -36,8 +36,13 @@ def clean_phrase(phrase: str) -> str:
 def normalise_phrase(phrase: str) -> str:
     """The comparison form of a phrase: matching ignores case and whitespace, and nobody can see a
     zero-width or direction mark, so duplicates ignore all three."""
-    visible = "".join(ch for ch in phrase if unicodedata.category(ch) != "Cf")
+    visible = "".join(ch for ch in phrase if unicodedata.category(ch) != "Cf" and ch not in _BLANK_LETTERS)
     return " ".join(visible.casefold().split())
+
+
+#: Characters that draw as blank space without being format characters: the Hangul fillers, the braille
+#: blank and the combining grapheme joiner (a phrase of only these would look empty and match nothing).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
 
 
 # Each rule: (pattern, what it looks like). Literal prose rarely needs these, regexes and slots always do.
