@@ -295,3 +295,31 @@ def test_labels_for_findings_not_here_are_kept_apart_out_of_stats_and_suggestion
         "nor become suggestions"
     )
     assert {r["uid"] for r in labels.export_labels(loaded)} >= {"ghost-1", "ghost-2"}, "kept, not dropped"
+
+
+def test_a_changed_recording_of_a_run_is_a_second_version_and_labels_stay_on_their_finding(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    from reviewer.ui.screens.run import run_title
+    from store.runs import run_header
+
+    original = SHARED_RECORDINGS / "unsupported-claim-findings.json"
+    ingest(db, [original], db_path=str(db_path))
+    fid = _finding(db, "unsupported-claim")
+    labels.label_finding(db, fid, "tp", "ann")
+    doc = json.loads(original.read_text())
+    for e in doc["events"]:
+        if e["type"].endswith("turn_end"):
+            e["payload"]["finalContent"] = str(e["payload"].get("finalContent")) + " (re-recorded)"
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(doc))
+    assert ingest(db, [changed], db_path=str(db_path)).stored == 1
+    run_id = db.execute("SELECT run_id FROM runs LIMIT 1").fetchone()[0]
+    shown = json.loads(_invoke(["show", run_id, "--json", "--db", str(db_path)]))
+    versions = shown["versions"]
+    assert len(versions) == 2 and shown["run_key"] == versions[1]["run_key"], "the newest is shown"
+    assert [v["labels"] for v in versions] == [1, 0], "the label stays on the finding it was made on"
+    assert labels.current(db, fid) == {"ann": "tp"}
+    assert "version 2 of 2" in _invoke(["show", run_id, "--db", str(db_path)])
+    title = run_title(run_header(db, versions[1]["run_key"])).plain
+    assert "version 2 of 2" in title and "1 label(s) on the other versions" in title

@@ -191,6 +191,11 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
     echo(f"prompt: {safe(data['prompt'])}")
     echo(f"answer: {safe(data['answer'])}")
+    versions = data.get("versions") or []
+    if len(versions) > 1:
+        n = next((i for i, v in enumerate(versions, 1) if v["run_key"] == data["run_key"]), len(versions))
+        listed = ", ".join(f"{v['run_key']} ({v['labels']} label(s))" for v in versions)
+        echo(f"version {n} of {len(versions)} of this run: {listed}")
     for c in data["tool_calls"]:
         echo(f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}")
     for f in data["findings"]:

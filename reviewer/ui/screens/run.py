@@ -51,6 +51,15 @@ def run_title(run: dict[str, Any]) -> Text:
         f"{run.get('evictions') or 0} evictions"
     )
     parts.append((counts, "dim"))
+    versions = run.get("versions") or []
+    if len(versions) > 1:  # a changed recording of the same run: each version keeps its own labels
+        n = next(
+            (i for i, v in enumerate(versions, 1) if v.get("run_key") == run.get("run_key")), len(versions)
+        )
+        others = sum(int(v.get("labels") or 0) for v in versions if v.get("run_key") != run.get("run_key"))
+        parts.append((f"  ·  version {n} of {len(versions)}", "bold yellow"))
+        if others:
+            parts.append((f" ({others} label(s) on the other versions)", "yellow"))
     return Text.assemble(*parts)
 
 
