@@ -450,3 +450,23 @@ def test_a_foreign_sqlite_database_is_refused_before_any_write(tmp_path: Path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["someone-elses.db"], "no -wal or -shm left"
     with sqlite3.connect(foreign) as check:
         assert check.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_file_names_that_are_not_utf8_are_ingested_and_quarantined_not_fatal(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    import os
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    base = os.fsencode(folder)
+    with open(base + b"/caf\xe9.json", "wb") as fh:  # a Latin-1 file name
+        fh.write(PLAIN.read_bytes())
+    with open(base + b"/bro\xefken.json", "wb") as fh:
+        fh.write(b"")
+    report = ingest(db, [folder, OTHER], db_path=str(db_path), workers=1)
+    assert report.stored == 2
+    [(path, code, reason)] = report.quarantined
+    assert code == "empty" and path.endswith("bro\\xefken.json") and path in reason
+    sources = {r[0] for r in db.execute("SELECT source FROM recordings")}
+    assert str(folder / "caf\\xe9.json") in sources

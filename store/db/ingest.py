@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import zstandard
@@ -39,6 +39,7 @@ from store.db.writer import (
 from store.errors import RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
+from store.reading.items import as_stored_text
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
 
 CODEC = "zstd"
@@ -201,11 +202,12 @@ def ingest(
     items: list[SourceItem] = []
     for found in iter_sources(paths, review_db=db_path):
         if isinstance(found, SourceProblem):
-            write_quarantine(db, found.origin, found.code, found.message)
-            report.quarantined.append((found.origin, found.code, found.message))
+            origin, message = as_stored_text(found.origin), as_stored_text(found.message)
+            write_quarantine(db, origin, found.code, message)
+            report.quarantined.append((origin, found.code, message))
             report.seen += 1
-        else:
-            items.append(found)
+        else:  # the origin is what is stored and shown; the path stays as it is, to open the file
+            items.append(replace(found, origin=as_stored_text(found.origin)))
     total_bytes = sum(i.size for i in items)
     cpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers if workers is not None else (cpu if total_bytes >= PARALLEL_MIN_BYTES else 1)
