@@ -35,3 +35,11 @@ def test_path_from_env_then_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("REVIEWER_KEYMAP")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert keymap_path() == tmp_path / "footprint-reviewer" / "keymap.toml"
+
+
+@pytest.mark.parametrize("body", ['"list.down" = 3', '"list.down" = ["j", 4]', '"list.down" = []'])
+def test_a_bad_keymap_entry_is_named_in_the_error(tmp_path: Path, body: str) -> None:
+    path = tmp_path / "k.toml"
+    path.write_text(f'"list.up" = "k"\n{body}\n', encoding="utf-8")
+    with pytest.raises(KeymapError, match="'list.down' must map to a key string"):
+        load_keymap(path)
