@@ -29,3 +29,11 @@ class DatabaseCorruptError(StoreError):
 
 class NotFound(StoreError):
     """A run, finding or pack that the caller named does not exist."""
+
+
+class DatabaseWriteError(StoreError):
+    """The database cannot take a write (disk full, read-only file or filesystem): the batch stops, said plainly."""
+
+
+class DatabaseNotOursError(StoreError):
+    """An SQLite database some other program made: refused before anything is written to it."""

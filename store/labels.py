@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
+from store.label_rows import validated
 from store.rows import fetch_rows
 from store.vocab import (
     CLEARED,
@@ -28,7 +29,6 @@ from store.vocab import (
     MISSED_LISTS,
     MISSED_NEGATIVE,
     NEGATIVE_CLAIM,
-    VERDICTS,
     disagreement_sql,
     verdicts_for,
 )
@@ -239,31 +239,61 @@ def export_labels(db: Database) -> list[dict[str, Any]]:
     return out
 
 
-def import_labels(db: Database, rows: list[dict[str, Any]]) -> tuple[int, int]:
+def import_labels(db: Database, rows: list[Any]) -> tuple[int, int]:
     """Load exported labels; rows already present (same uid) are skipped. Returns (added, skipped)."""
+    report = import_label_rows(db, rows)
+    return report.added, report.skipped
+
+
+@dataclass(frozen=True)
+class LabelImport:
+    """What an import did. `unmatched`: rows kept but set apart, their finding (or the words a missed
+    negative names) not in this database: they count nowhere until that recording is ingested."""
+
+    added: int
+    skipped: int
+    unmatched: int
+
+
+def import_label_rows(db: Database, rows: list[Any]) -> LabelImport:
+    """Validate every row (LabelImportError names the row and the field; nothing is written then), then
+    append the new ones in one transaction."""
+    checked = validated(rows)
     added = skipped = 0
     with write_lock(db):
-        for n, row in enumerate(rows, start=1):
-            missing = [
-                k
-                for k in ("uid", "target_id", "target_kind", "verdict", "reviewer", "created_at")
-                if not row.get(k)
-            ]
-            if missing:
-                raise LabelError(f"label #{n}: missing {', '.join(missing)}")
-            if row["verdict"] not in (*VERDICTS, CLEARED):
-                raise LabelError(f"label #{n}: unknown verdict {row['verdict']!r}")
-            if db.execute("SELECT 1 FROM labels WHERE uid = ?", [row["uid"]]).fetchone():
+        for row in checked:
+            if db.execute("SELECT 1 FROM labels WHERE uid = ?", [row.uid]).fetchone():
                 skipped += 1
                 continue
-            clean = {k: row.get(k) for k in LABEL_FIELDS}
-            for k in ("span_start", "span_end"):
-                value = clean[k]
-                if value is not None:
-                    clean[k] = int(value)
-            _insert(db, clean)
+            _insert(db, {k: getattr(row, k) for k in LABEL_FIELDS})
             added += 1
-    return added, skipped
+    uids = [r.uid for r in checked]
+    unmatched = sum(unmatched_count(db, uids[i : i + 500]) for i in range(0, len(uids), 500))
+    return LabelImport(added, skipped, unmatched)
+
+
+#: A label row (alias `{a}`) whose target is in this database: a finding that exists, or a missed negative
+#: whose run exists and whose words are still those of its answer. Rows failing it count nowhere.
+MATCHED_LABEL = (
+    "(({a}.target_kind != '"
+    + MISSED_NEGATIVE
+    + "' AND EXISTS (SELECT 1 FROM findings fm WHERE fm.id = {a}.target_id))"
+    " OR ({a}.target_kind = '"
+    + MISSED_NEGATIVE
+    + "' AND EXISTS (SELECT 1 FROM runs rm WHERE rm.key = {a}.run_key"
+    " AND substr(rm.answer, {a}.span_start + 1, {a}.span_end - {a}.span_start) = {a}.span_text)))"
+)
+
+
+def unmatched_count(db: Database, uids: list[str]) -> int:
+    """How many of these label rows have no target in this database."""
+    if not uids:
+        return 0
+    marks = ", ".join("?" for _ in uids)
+    row = db.execute(
+        f"SELECT count(*) FROM labels l WHERE l.uid IN ({marks}) AND NOT {MATCHED_LABEL.format(a='l')}", uids
+    ).fetchone()
+    return int(row[0])
 
 
 def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
@@ -279,7 +309,15 @@ def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
         (fid, kind, current_by_target.pop(fid, {}))
         for fid, kind in db.execute("SELECT id, kind FROM findings")
     ]
-    out.extend((target, kinds[target], by) for target, by in current_by_target.items())
+    matched_missed = {
+        r[0]
+        for r in db.execute(
+            f"SELECT DISTINCT c.target_id FROM current_labels c WHERE c.target_kind = ? AND {MATCHED_LABEL.format(a='c')}",
+            [MISSED_NEGATIVE],
+        )
+    }
+    # labels left over name no finding here: only missed negatives on words still in their run count
+    out.extend((t, kinds[t], by) for t, by in current_by_target.items() if t in matched_missed)
     return out
 
 
@@ -411,9 +449,9 @@ def iter_missed_labels(
     after: tuple[str, str] = ("", "")
     while True:
         rows = db.execute(
-            "SELECT target_id, run_key, span_start, span_end, list, span_text, reviewer FROM current_labels "
+            "SELECT target_id, run_key, span_start, span_end, list, span_text, reviewer FROM current_labels c "
             "WHERE (target_id, reviewer) > (?, ?) AND verdict = ? AND span_start IS NOT NULL "
-            f"AND span_end IS NOT NULL{who} ORDER BY target_id, reviewer LIMIT ?",
+            f"AND span_end IS NOT NULL AND {MATCHED_LABEL.format(a='c')}{who} ORDER BY target_id, reviewer LIMIT ?",
             [*after, MISSED, *([reviewer] if reviewer else []), page],
         ).fetchall()
         for target, run_key, start, end, list_name, text, who_ in rows:

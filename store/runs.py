@@ -358,7 +358,22 @@ def get_run(db: Database, ident: str) -> dict[str, Any]:
         finding_out(f)
         for f in fetch_rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])
     ]
+    run["versions"] = run_versions(db, run["run_id"])
     return run
+
+
+def run_versions(db: Database, run_id: str | None) -> list[dict[str, Any]]:
+    """Every stored recording of one run id, oldest first: a changed recording of a run is a new version
+    beside the old one, and each label stays on the finding it was made on (`labels`: how many, per version)."""
+    if run_id is None:
+        return []
+    return fetch_rows(
+        db,
+        "SELECT r.key AS run_key, r.recording_sha, c.ingested_at, c.source, "
+        "(SELECT count(*) FROM labels l JOIN findings f ON f.id = l.target_id WHERE f.run_key = r.key) AS labels "
+        "FROM runs r JOIN recordings c ON c.id = r.recording_id WHERE r.run_id = ? ORDER BY r.recording_id",
+        [run_id],
+    )
 
 
 def run_header(db: Database, ident: str) -> dict[str, Any]:
@@ -380,6 +395,7 @@ def run_header(db: Database, ident: str) -> dict[str, Any]:
         finding_out(f)
         for f in fetch_rows(db, "SELECT * FROM findings WHERE run_key = ? ORDER BY seq, id", [key])
     ]
+    run["versions"] = run_versions(db, run["run_id"])
     return run
 
 

@@ -103,23 +103,28 @@ def verdicts_for(kind: str | None) -> tuple[str, ...]:
 
 # -- current label and disagreement ----------------------------------------------------------------------------
 
-#: the one SQL definition of a current label: each reviewer's latest row on a target, unless it clears
+#: the one SQL definition of a current label: each reviewer's latest row on a target, unless it clears.
+#: "Latest" is by the time the label was made (`created_at`), ties broken by row order, never by row order
+#: alone: an older export merged in later gets larger row ids and must not become the current verdict.
 CURRENT_LABELS_VIEW = f"""
         CREATE VIEW current_labels AS
         SELECT l.* FROM labels l
-        WHERE l.id = (SELECT max(id) FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer)
+        WHERE l.id = (SELECT m.id FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer
+                      ORDER BY m.created_at DESC, m.id DESC LIMIT 1)
           AND l.verdict != '{CLEARED}'"""
 
 
 def current_labels(history: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
-    """reviewer -> their latest row in a target's history (oldest first), by reviewer; CLEARED removes one.
-
-    The Python twin of CURRENT_LABELS_VIEW.
+    """reviewer -> their latest row in a target's history (given oldest first), by `created_at` with ties
+    going to the later row; CLEARED removes one. The Python twin of CURRENT_LABELS_VIEW.
     """
-    latest: dict[str, Mapping[str, Any]] = {}
-    for row in history:
-        latest[row["reviewer"]] = row
-    return {r: row for r, row in sorted(latest.items()) if row.get("verdict") != CLEARED}
+    latest: dict[str, tuple[tuple[str, int], Mapping[str, Any]]] = {}
+    for n, row in enumerate(history):
+        key = (str(row.get("created_at") or ""), n)
+        held = latest.get(row["reviewer"])
+        if held is None or key >= held[0]:
+            latest[row["reviewer"]] = (key, row)
+    return {r: row for r, (_, row) in sorted(latest.items()) if row.get("verdict") != CLEARED}
 
 
 def disagreement(verdicts: Iterable[Any]) -> bool:

@@ -153,3 +153,36 @@ def test_snapshot_of_an_unexpected_shape_is_tolerated(db: Database, db_path: Pat
     path.write_text(json.dumps(doc))
     report = ingest(db, [path], db_path=str(db_path))
     assert report.stored == 1
+
+
+def test_a_reused_tool_call_id_keeps_two_calls_and_both_their_findings(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    doc = json.loads(GOOD.read_text())
+    events = doc["events"]
+    start = next(i for i, e in enumerate(events) if e["type"].endswith("tool_start"))
+    end = next(i for i, e in enumerate(events) if e["type"].endswith("tool_end"))
+    gap = {"notChecked": [{"what": "the archived history", "why": "out of window"}]}
+
+    def declared(after: dict) -> dict:
+        payload = {"toolName": "get_weather", "toolCallId": "call-1", "checked": [], **gap}
+        return {
+            "type": "agentfootprint.tools.coverage_declared",
+            "payload": payload,
+            "meta": dict(after["meta"]),
+        }
+
+    second_start = json.loads(json.dumps(events[start]))
+    second_start["payload"]["args"] = {"city": "Oakland"}
+    second_end = json.loads(json.dumps(events[end]))
+    second_end["payload"]["result"] = {"city": "Oakland", "tempC": 21}
+    events[end + 1 : end + 1] = [declared(events[end]), second_start, second_end, declared(second_end)]
+    path = tmp_path / "reused-id.json"
+    path.write_text(json.dumps(doc))
+    assert ingest(db, [path], db_path=str(db_path)).stored == 1
+    calls = db.execute("SELECT call_id, args, result FROM tool_calls ORDER BY ordinal").fetchall()
+    assert [c[0] for c in calls] == ["call-1", "call-1#2"], "two calls, not one merged"
+    assert "San Francisco" in calls[0][1] and "Oakland" in calls[1][1] and "Oakland" in calls[1][2]
+    gaps = db.execute("SELECT id, call_id FROM findings WHERE kind = 'coverage-gap'").fetchall()
+    assert sorted(c for _, c in gaps) == ["call-1", "call-1#2"], "each call keeps its own gap finding"
+    assert len({i for i, _ in gaps}) == 2

@@ -39,3 +39,20 @@ def test_refuses_symlinks_and_folders(tmp_path: Path) -> None:
         write_export(tmp_path, "x", force=True)
     with pytest.raises(ExportError, match="no such folder"):
         write_export(tmp_path / "missing" / "out.json", "x")
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised() -> None:
+    import csv
+    import io
+
+    from reviewer.service.label_export import labels_text
+
+    hostile = ['=HYPERLINK("http://evil")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "plain"]
+    rows = [
+        {"uid": f"u{n}", "note": text, "reviewer": text, "span_start": -1} for n, text in enumerate(hostile)
+    ]
+    parsed = list(csv.DictReader(io.StringIO(labels_text(rows, "csv"))))
+    for row, text in zip(parsed, hostile, strict=True):
+        expected = text if text == "plain" else "'" + text
+        assert row["note"] == expected and row["reviewer"] == expected
+        assert row["span_start"] == "-1", "numbers stay numbers"

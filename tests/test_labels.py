@@ -222,3 +222,115 @@ def test_label_while_another_process_holds_the_database(loaded: Database, db_pat
     ids = dict(loaded.execute("SELECT uid, id FROM labels").fetchall())
     bob = loaded.execute("SELECT id FROM labels WHERE reviewer = 'bob'").fetchone()[0]
     assert bob > ids["holder"], "the second label queued behind the other writer (and was written after it)"
+
+
+def test_merging_an_older_export_never_resurrects_an_older_verdict(
+    loaded: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store import vocab
+    from store.db.connection import open_database
+
+    target = _finding(loaded, "unsupported-claim")
+    other_path = tmp_path / "other.db"
+    other = open_database(other_path)
+    ingest(other, [SHARED_RECORDINGS], db_path=str(other_path))
+    stamps = iter(["2026-01-01T10:00:00.000Z", "2026-01-02T10:00:00.000Z"])
+    monkeypatch.setattr(labels, "now_iso", lambda: next(stamps))
+    labels.label_finding(other, target, "tp", "ann")  # ann's first verdict, on her laptop
+    labels.label_finding(loaded, target, "fp", "ann")  # a day later, on the shared database
+    older = labels.export_labels(other)
+    added, _ = labels.import_labels(loaded, older)  # the older export is merged in after
+    assert added == 1
+    assert labels.current(loaded, target) == {"ann": "fp"}, "the later verdict stays current"
+    history = labels.history(loaded, target)
+    assert {r: row["verdict"] for r, row in vocab.current_labels(history).items()} == {"ann": "fp"}
+    other.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "field_words"),
+    [
+        ({"span_start": "12"}, "field span_start"),
+        ({"verdict": "justified"}, "field verdict"),  # a withheld-answer verdict on a finding
+        ({"verdict": "tp", "target_kind": "missed-negative"}, "field verdict"),
+        ({"created_at": "yesterday"}, "field created_at"),
+        ({"reviewer": ["ann"]}, "field reviewer"),
+        ({"uid": None}, "field uid"),
+    ],
+)
+def test_an_imported_label_row_is_validated_and_the_error_names_row_and_field(
+    loaded: Database, tmp_path: Path, change: dict[str, object], field_words: str
+) -> None:
+    labels.label_finding(loaded, _finding(loaded, "unsupported-claim"), "tp", "ann")
+    good = labels.export_labels(loaded)[0]
+    rows = [dict(good, uid="fresh-1"), {**good, "uid": "fresh-2", **change}]
+    before = loaded.execute("SELECT count(*) FROM labels").fetchone()[0]
+    with pytest.raises(labels.StoreError) as err:
+        labels.import_label_rows(loaded, rows)
+    assert "label #2" in str(err.value) and field_words in str(err.value), str(err.value)
+    assert loaded.execute("SELECT count(*) FROM labels").fetchone()[0] == before, "nothing written"
+
+
+def test_labels_for_findings_not_here_are_kept_apart_out_of_stats_and_suggestions(
+    loaded: Database, db_path: Path, tmp_path: Path
+) -> None:
+    from reviewer.review.stats import label_stats
+
+    fid = _finding(loaded, "unsupported-claim")
+    labels.label_finding(loaded, fid, "tp", "ann")
+    good = labels.export_labels(loaded)[0]
+    key = loaded.execute("SELECT key FROM runs WHERE run_id = 'run-1796001919298-1'").fetchone()[0]
+    forged = [
+        dict(good, uid="ghost-1", target_id="f-does-not-exist", verdict="fp"),
+        {
+            **{k: good.get(k) for k in ("reviewer", "created_at")},
+            "uid": "ghost-2",
+            "target_id": "m-forged",
+            "target_kind": "missed-negative",
+            "verdict": "missed",
+            "run_key": key,
+            "span_start": 0,
+            "span_end": 20,
+            "span_text": "words the answer never said",
+            "list": "none",
+        },
+    ]
+    stats_before = label_stats(labels.label_states(loaded))
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    result = CliRunner().invoke(cli, ["labels", "--import", str(path), "--db", str(db_path)])
+    assert result.exit_code == 0, result.output
+    assert "2 label(s) imported" in result.output and "2 label(s) name a finding" in result.output
+    assert label_stats(labels.label_states(loaded)) == stats_before, "they count in no statistic"
+    assert [r for r in labels.iter_missed_labels(loaded) if r[0] == "m-forged"] == [], (
+        "nor become suggestions"
+    )
+    assert {r["uid"] for r in labels.export_labels(loaded)} >= {"ghost-1", "ghost-2"}, "kept, not dropped"
+
+
+def test_a_changed_recording_of_a_run_is_a_second_version_and_labels_stay_on_their_finding(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    from reviewer.ui.screens.run import run_title
+    from store.runs import run_header
+
+    original = SHARED_RECORDINGS / "unsupported-claim-findings.json"
+    ingest(db, [original], db_path=str(db_path))
+    fid = _finding(db, "unsupported-claim")
+    labels.label_finding(db, fid, "tp", "ann")
+    doc = json.loads(original.read_text())
+    for e in doc["events"]:
+        if e["type"].endswith("turn_end"):
+            e["payload"]["finalContent"] = str(e["payload"].get("finalContent")) + " (re-recorded)"
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(doc))
+    assert ingest(db, [changed], db_path=str(db_path)).stored == 1
+    run_id = db.execute("SELECT run_id FROM runs LIMIT 1").fetchone()[0]
+    shown = json.loads(_invoke(["show", run_id, "--json", "--db", str(db_path)]))
+    versions = shown["versions"]
+    assert len(versions) == 2 and shown["run_key"] == versions[1]["run_key"], "the newest is shown"
+    assert [v["labels"] for v in versions] == [1, 0], "the label stays on the finding it was made on"
+    assert labels.current(db, fid) == {"ann": "tp"}
+    assert "version 2 of 2" in _invoke(["show", run_id, "--db", str(db_path)])
+    title = run_title(run_header(db, versions[1]["run_key"])).plain
+    assert "version 2 of 2" in title and "1 label(s) on the other versions" in title

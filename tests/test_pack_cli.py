@@ -359,3 +359,25 @@ def test_export_refuses_a_reserved_or_invalid_const_name(db_path: Path, tmp_path
     for name in ("class", "await", "my-pack"):
         result = run(db_path, "export", "ops", "--ts", "--const", name, "-o", str(target), code=2)
         assert "--const" in result.output and not target.exists()
+
+
+def test_typescript_pack_import_is_linear_in_its_size() -> None:
+    import time
+
+    from reviewer.review.phrase_pack import PackFormatError, PhrasePack
+
+    def snippet(keys: int) -> str:
+        body = "".join(f"  key{i}: true, // note {i}\n" for i in range(keys))
+        return "export const phrases = {\n  none: ['no incidents'],\n  complete: [],\n" + body + "};\n"
+
+    def seconds(source: str) -> float:
+        started = time.perf_counter()
+        with pytest.raises(PackFormatError, match="found keys"):  # read to the end, then refused
+            PhrasePack.from_typescript(source)
+        return time.perf_counter() - started
+
+    small, big = snippet(3_000), snippet(48_000)  # about 0.1 MB and 1.6 MB
+    assert len(big) > 1_500_000
+    ratio = seconds(big) / seconds(small)
+    # 16x the text: about 16x the time when linear, about 256x when quadratic (it took 64 s at 1.6 MB)
+    assert ratio < 64, f"{ratio:.0f}x the time for 16x the text"

@@ -65,3 +65,44 @@ def safe(text: Any) -> str:
     from reviewer.review.inert import inert
 
     return inert(str(text))
+
+
+def undecodable(text: str) -> bool:
+    """Whether `text` came from bytes that are not UTF-8 (Python keeps them as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _shown(text: str) -> str:
+    return repr(text.encode("utf-8", "surrogateescape"))[1:]
+
+
+class TextCheckingGroup(click.Group):
+    """Arguments and $REVIEWER_NAME must be UTF-8 text: anything else is a one-line error, not a traceback.
+
+    An argument naming a path that exists is left alone (file names on Linux are bytes, and are read as such).
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        import os
+
+        for n, arg in enumerate(args, start=1):
+            if undecodable(arg) and not os.path.lexists(arg):
+                raise click.UsageError(
+                    f"argument {n} is not valid UTF-8 text ({_shown(arg)}); give it as UTF-8"
+                )
+        name = os.environ.get("REVIEWER_NAME")
+        if name is not None and undecodable(name):
+            raise click.UsageError(
+                f"$REVIEWER_NAME is not valid UTF-8 text ({_shown(name)}); set it as UTF-8"
+            )
+        return super().parse_args(ctx, args)
+
+
+def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
+    """Every plain line the CLI prints goes through here: recorded text in it is shown inert, whichever field
+    it came from (the one inert-text path; the program's own text has no control characters to change)."""
+    click.echo(safe(message), err=err, nl=nl)

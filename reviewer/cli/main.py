@@ -9,7 +9,17 @@ from typing import Any
 import click
 import orjson
 
-from reviewer.cli.common import db_option, db_path_or_default, emit, json_option, open_db, print_json, safe
+from reviewer.cli.common import (
+    TextCheckingGroup,
+    db_option,
+    db_path_or_default,
+    echo,
+    emit,
+    json_option,
+    open_db,
+    print_json,
+    safe,
+)
 from reviewer.review.claim_licensing import licensing_fields
 from reviewer.review.licensing import APPLIES_TO
 from reviewer.service.label_export import labels_text
@@ -36,7 +46,7 @@ _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "
 VERDICT_CHOICES = JUDGEMENTS + tuple(_VERDICT_ALIASES)
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=TextCheckingGroup, invoke_without_command=True)
 @click.version_option(package_name="footprint-reviewer")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -74,14 +84,17 @@ def ingest_cmd(
     Example: reviewer ingest s3://fleet-artifacts/artifacts --db review.db
     """
     db = open_db(db_path)
-    report = run_ingest(
-        db,
-        list(paths),
-        db_path_or_default(db_path),
-        workers=workers,
-        quiet=as_json,
-        endpoint_url=endpoint_url,
-    )
+    try:
+        report = run_ingest(
+            db,
+            list(paths),
+            db_path_or_default(db_path),
+            workers=workers,
+            quiet=as_json,
+            endpoint_url=endpoint_url,
+        )
+    except StoreError as exc:  # disk full, read-only database: one clear line, what was stored is kept
+        raise click.ClickException(str(exc)) from exc
     if as_json:
         print_json(_report_json(report))
     else:
@@ -141,13 +154,13 @@ def _report_json(report: IngestReport) -> dict[str, Any]:
 def _print_summary(report: IngestReport) -> None:
     mb = report.bytes / 1e6
     rate = f", {mb / report.seconds:.1f} MB/s" if report.seconds > 0 and mb else ""
-    click.echo(
+    echo(
         f"{report.seen} input(s): {report.stored} stored ({report.runs} runs, {report.events:,} events, "
         f"{mb:.1f} MB{rate}), {report.unchanged} unchanged, {len(report.quarantined)} quarantined "
         f"in {report.seconds:.2f}s"
     )
     for _path, code, reason in report.quarantined:
-        click.echo(f"  quarantined [{code}] {safe(reason)}", err=True)
+        echo(f"  quarantined [{code}] {safe(reason)}", err=True)
 
 
 @cli.command("runs")
@@ -181,7 +194,7 @@ def runs_cmd(
         print_json(rows)
         return
     for r in rows:
-        click.echo(
+        echo(
             f"{r['started_at'] or '?':24} {safe(r['agent_id'] or '?'):16} {r['outcome']:14} "
             f"calls={r['tool_calls']:<3} findings={r['findings']:<3} gaps={r['coverage_gaps']:<3} "
             f"{safe(r['run_key'])}"
@@ -205,16 +218,19 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
-    click.echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
-    click.echo(f"received: {safe(data.get('delivery_headline') or 'unknown (run reviewer reextract)')}")
-    click.echo(f"prompt: {safe(data['prompt'])}")
-    click.echo(f"answer: {safe(data['answer'])}")
+    echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
+    echo(f"received: {safe(data.get('delivery_headline') or 'unknown (run reviewer reextract)')}")
+    echo(f"prompt: {safe(data['prompt'])}")
+    echo(f"answer: {safe(data['answer'])}")
+    versions = data.get("versions") or []
+    if len(versions) > 1:
+        n = next((i for i, v in enumerate(versions, 1) if v["run_key"] == data["run_key"]), len(versions))
+        listed = ", ".join(f"{v['run_key']} ({v['labels']} label(s))" for v in versions)
+        echo(f"version {n} of {len(versions)} of this run: {listed}")
     for c in data["tool_calls"]:
-        click.echo(
-            f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}"
-        )
+        echo(f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}")
     for f in data["findings"]:
-        click.echo(f"  finding {f['id']} {f['kind']}: {safe(f['message'])}")
+        echo(f"  finding {f['id']} {f['kind']}: {safe(f['message'])}")
 
 
 @cli.command("findings")
@@ -241,7 +257,7 @@ def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str
         print_json(rows)
         return
     for f in rows:
-        click.echo(f"{f['id']} {f['kind']:22} {safe(f['run_id'])} {safe(f['message'] or '')[:120]}")
+        echo(f"{f['id']} {f['kind']:22} {safe(f['run_id'])} {safe(f['message'] or '')[:120]}")
 
 
 @cli.command("quarantine")
@@ -258,7 +274,7 @@ def quarantine_cmd(db_path: Path | None, as_json: bool) -> None:
         print_json(rows)
         return
     for q in rows:
-        click.echo(f"[{q['code']}] {safe(q['reason'])}")
+        echo(f"[{q['code']}] {safe(q['reason'])}")
 
 
 reviewer_option = click.option(
@@ -321,7 +337,7 @@ def label_cmd(
     if as_json:
         print_json(row)
     else:
-        click.echo(f"{row['verdict']} on {row['target_id']} by {safe(row['reviewer'])}")
+        echo(f"{row['verdict']} on {row['target_id']} by {safe(row['reviewer'])}")
 
 
 @cli.command("labels")
@@ -360,10 +376,16 @@ def labels_cmd(
         if not isinstance(rows, list):
             raise click.ClickException(f"{import_file}: expected a JSON array of labels")
         try:
-            added, skipped = labels.import_labels(db, rows)
+            done = labels.import_label_rows(db, rows)
         except StoreError as exc:
             raise click.ClickException(f"{import_file}: {exc}") from exc
-        click.echo(f"{added} label(s) imported, {skipped} already present")
+        echo(f"{done.added} label(s) imported, {done.skipped} already present")
+        if done.unmatched:
+            echo(
+                f"{done.unmatched} label(s) name a finding (or answer words) not in this database: kept apart, "
+                "they count in no statistic or suggestion until that recording is ingested",
+                err=True,
+            )
         return
     rows = labels.export_labels(db)
     text = labels_text(rows, "csv" if as_csv else "json")
@@ -387,10 +409,10 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
         print_json(stats)
         return
     for kind, counts in stats["kinds"].items():
-        click.echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
+        echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
     for pair in stats["agreement"]:
         kappa = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
-        click.echo(
+        echo(
             f"agreement {safe(pair['reviewers'][0])} / {safe(pair['reviewers'][1])}: "
             f"{pair['shared']} shared, kappa {kappa}"
         )
@@ -408,9 +430,9 @@ def reextract_cmd(db_path: Path | None, everything: bool) -> None:
 
     db = open_db(db_path)
     done, failures = reextract(db, everything=everything)
-    click.echo(f"{done} recording(s) re-extracted, {len(failures)} failed")
+    echo(f"{done} recording(s) re-extracted, {len(failures)} failed")
     for source, reason in failures:
-        click.echo(f"  {safe(source)}: {safe(reason)}", err=True)
+        echo(f"  {safe(source)}: {safe(reason)}", err=True)
     sys.exit(1 if failures else 0)
 
 

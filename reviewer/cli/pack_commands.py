@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from reviewer.cli.common import db_option, emit, json_option, open_db, print_json
+from reviewer.cli.common import db_option, echo, emit, json_option, open_db, print_json
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import (
     DEFAULT_HOLDOUT,
@@ -79,7 +79,7 @@ def _show_saved(stored: StoredPack, as_json: bool) -> None:
         print_json(stored.as_dict())
         return
     parent = f", parent {stored.parent_hash[:12]}" if stored.parent_hash else ""
-    click.echo(
+    echo(
         f"saved {inert(stored.ref)} (content id {stored.content_hash[:12]}{parent}): "
         f"{len(stored.none)} none, {len(stored.complete)} complete"
     )
@@ -200,9 +200,9 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
         print_json(rows)
         return
     if not rows:
-        click.echo("no phrase packs yet (reviewer pack new NAME)")
+        echo("no phrase packs yet (reviewer pack new NAME)")
     for r in rows:
-        click.echo(
+        echo(
             f"{inert(r['ref']):24} id {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
             f"{r['updated_at']}  {inert(r['updated_by'] or '')}"
         )
@@ -314,19 +314,17 @@ def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
         out["production"] = [r for r in production(db) if r["pack"] == stored.ref]
         print_json(out)
         return
-    click.echo(
-        f"{inert(stored.ref)}  content id {stored.content_hash} (ours, not the framework's version hash)"
-    )
-    click.echo(
+    echo(f"{inert(stored.ref)}  content id {stored.content_hash} (ours, not the framework's version hash)")
+    echo(
         f"parent {stored.parent_hash or '-'}  saved {stored.created_at} by {inert(stored.created_by or '?')}"
     )
     if stored.note:
-        click.echo(f"note: {inert(stored.note)}")
+        echo(f"note: {inert(stored.note)}")
     for list_name, phrases in (("none", stored.none), ("complete", stored.complete)):
-        click.echo(f"{list_name} ({len(phrases)}):")
+        echo(f"{list_name} ({len(phrases)}):")
         for p in phrases:
-            click.echo(f"  {inert(p)}")
-    click.echo(f"versions: {', '.join(f'{p.version}:{p.content_hash[:8]}' for p in versions)}")
+            echo(f"  {inert(p)}")
+    echo(f"versions: {', '.join(f'{p.version}:{p.content_hash[:8]}' for p in versions)}")
 
 
 @pack.command("diff")
@@ -344,13 +342,13 @@ def diff_cmd(a: str, b: str | None, db_path: Path | None, as_json: bool) -> None
     if as_json:
         print_json(data)
         return
-    click.echo(f"{inert(data['from']['ref'] or EMPTY_REF)} -> {inert(data['to']['ref'])}")
+    echo(f"{inert(data['from']['ref'] or EMPTY_REF)} -> {inert(data['to']['ref'])}")
     if data["unchanged"]:
-        click.echo("  no change")
+        echo("  no change")
     for sign, part in (("+", "added"), ("-", "removed")):
         for list_name in ("none", "complete"):
             for p in data[part][list_name]:
-                click.echo(f"  {sign} {list_name}: {inert(p)}")
+                echo(f"  {sign} {list_name}: {inert(p)}")
 
 
 def _progress_printer(as_json: bool) -> tuple[Callable[[int, int], None], Callable[[], None]]:
@@ -372,7 +370,7 @@ def _progress_printer(as_json: bool) -> tuple[Callable[[int, int], None], Callab
 
     def line(done: int, total: int) -> None:
         if not as_json:
-            click.echo(f"replayed {done:,}/{total:,} answers", err=True)
+            echo(f"replayed {done:,}/{total:,} answers", err=True)
 
     return line, lambda: None
 
@@ -430,7 +428,7 @@ def replay_cmd(
         print_json(data)
         return
     for line in report_lines(data, examples=min(examples, 5)):
-        click.echo(inert(line))
+        echo(inert(line))
 
 
 @pack.command("suggest")
@@ -454,14 +452,14 @@ def suggest_cmd(
         print_json(data)
         return
     used = data["used"]
-    click.echo(
+    echo(
         f"from {used['missed_labels_used']} missed-negative label(s) ({used['missed_labels_held_out']} held out, "
         f"never seen); costs against {used['flagged_clauses']} flagged and {used['fp_clauses']} false-positive clause(s)"
     )
     if not data["suggestions"]:
-        click.echo("no suggestions (label missed negatives with `reviewer label --missed`)")
+        echo("no suggestions (label missed negatives with `reviewer label --missed`)")
     for s in data["suggestions"]:
-        click.echo(
+        echo(
             f"  {s['list']:8} {inert(s['phrase'])!s:40} covers {s['covers']}, touches {s['touches_flagged']} "
             f"flagged / {s['touches_fp']} fp{'' if s['from_label'] else ' (shared sub-phrase)'}"
         )

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import re
 
-#: C0 controls except tab/newline, DEL, C1 controls, bidi overrides/isolates, and zero-width characters.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+#: C0 controls except tab/newline, DEL, C1 controls, bidi overrides/isolates and marks (U+061C, U+200E/F),
+#: zero-width and invisible characters (U+200B-U+200D, U+2060-U+2064 joiners and invisible operators, the
+#: soft hyphen, the Hangul fillers, U+180E, the BOM), line/paragraph separators (U+2028/U+2029) and the Unicode
+#: tag characters (U+E0000-U+E007F, which can spell hidden text).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\U000e0000-\U000e007f]"
+)
 
 
 def _show(match: re.Match[str]) -> str:
@@ -15,7 +21,7 @@ def _show(match: re.Match[str]) -> str:
         return "␛"
     if code < 0x20:
         return chr(0x2400 + code)  # the Control Pictures block: ␀ ␁ ...
-    return f"\\u{code:04x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def inert(text: str, *, keep_newlines: bool = True) -> str:

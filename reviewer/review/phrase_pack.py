@@ -36,8 +36,13 @@ def clean_phrase(phrase: str) -> str:
 def normalise_phrase(phrase: str) -> str:
     """The comparison form of a phrase: matching ignores case and whitespace, and nobody can see a
     zero-width or direction mark, so duplicates ignore all three."""
-    visible = "".join(ch for ch in phrase if unicodedata.category(ch) != "Cf")
+    visible = "".join(ch for ch in phrase if unicodedata.category(ch) != "Cf" and ch not in _BLANK_LETTERS)
     return " ".join(visible.casefold().split())
+
+
+#: Characters that draw as blank space without being format characters: the Hangul fillers, the braille
+#: blank and the combining grapheme joiner (a phrase of only these would look empty and match nothing).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
 
 
 # Each rule: (pattern, what it looks like). Literal prose rarely needs these, regexes and slots always do.
@@ -263,6 +268,7 @@ class PhrasePack:
 
 _JS_SIMPLE_ESCAPES = {"'": "'", '"': '\\"', "v": "\\u000b", "0": "\\u0000", "x": "\\u00"}
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_SPACE = re.compile(r"\s*")
 
 
 def _js_object_to_json(src: str, start: int) -> str:
@@ -301,8 +307,11 @@ def _js_object_to_json(src: str, start: int) -> str:
                     return "".join(out)
         elif (m := _IDENT.match(src, i)) is not None:
             word = m.group()
-            rest = src[m.end() :].lstrip()
-            out.append(f'"{word}"' if rest.startswith(":") else word)
+            after = _SPACE.match(
+                src, m.end()
+            )  # never copy the rest of the source: that made import quadratic
+            is_key = after is not None and src.startswith(":", after.end())
+            out.append(f'"{word}"' if is_key else word)
             i = m.end()
         else:
             if c == "{":

@@ -22,12 +22,24 @@ LABEL_EXPORT_FIELDS = LABEL_FIELDS + (
 )
 
 
+#: A cell starting with one of these is read as a formula by spreadsheets (OWASP "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet will not run: one starting like a formula gets a leading `'` (as OWASP
+    recommends; the csv module quotes the cell and doubles any quote in it). Numbers are left as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def labels_text(rows: list[dict[str, Any]], fmt: str) -> str:
     """An export of label rows (`ReviewService.export_labels`, `store.labels.export_labels`) as JSON or CSV: the CLI's and the app's format."""
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(LABEL_EXPORT_FIELDS), extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
         return buf.getvalue()
     return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from datetime import datetime
 from typing import ClassVar
 
@@ -183,14 +182,15 @@ class ReviewerApp(App[None]):
     async def action_export_labels(self, fmt: str = "json") -> None:
         """Every label with its finding, delivered as a download (a file in the terminal, a browser download
         when served), in the same format as `reviewer labels --json/--csv`."""
+        from reviewer.ui.exporting import deliver_export
+
         rows = await self.service.export_labels()
         text = labels_text(rows, fmt)
-        name = f"labels.{fmt}"
-        self.deliver_text(
-            io.StringIO(text),
-            save_filename=name,
-            mime_type="text/csv" if fmt == "csv" else "application/json",
-        )
+        mime = "text/csv" if fmt == "csv" else "application/json"
+        name = await deliver_export(self, text, f"labels.{fmt}", mime)
+        if name is None:
+            self.notify("not exported: the existing file was kept", markup=False)
+            return
         self.notify(f"{len(rows)} label row(s) exported as {name}")
 
     def action_toggle_maximize(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,7 +12,13 @@ from sqlite_utils import Database
 
 from store.db.schema import migrations
 from store.db.statistics import refresh_statistics
-from store.errors import DatabaseCorruptError, DatabaseVersionError
+from store.errors import (
+    DatabaseCorruptError,
+    DatabaseNotOursError,
+    DatabaseVersionError,
+    DatabaseWriteError,
+    StoreError,
+)
 
 #: How long a writer waits for another writer before giving up (several app processes share one file).
 BUSY_TIMEOUT_S = 60.0
@@ -63,10 +70,21 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
         conn.execute(
             "SELECT count(*) FROM sqlite_master"
         ).fetchone()  # reads the header and schema, writes nothing
+        foreign = _foreign_tables(conn)
+        if foreign:
+            conn.close()
+            shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
+            raise DatabaseNotOursError(
+                f"{target}: an SQLite database footprint-reviewer did not create (tables: {shown}); "
+                "refusing to touch it. Give --db a new file or a review database."
+            )
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
     except sqlite3.DatabaseError as exc:
         conn.close()
+        refusal = write_refusal(target, exc)
+        if refusal is not None:
+            raise refusal from exc
         if "not a database" in str(exc):
             raise DatabaseCorruptError(f"{target}: not an SQLite database (refusing to touch it)") from exc
         raise DatabaseCorruptError(
@@ -75,14 +93,38 @@ def open_database(path: str | Path, *, migrate: bool = True) -> Database:
     db = Database(conn)
     check_version(db, target)
     if migrate and migrations.pending(db):
-        with write_lock(db):  # two processes opening a new file at once: one migrates, the other waits
-            migrations.apply(db)
+        try:
+            with write_lock(db):  # two processes opening a new file at once: one migrates, the other waits
+                migrations.apply(db)
+        except sqlite3.Error as exc:
+            conn.close()
+            refusal = write_refusal(target, exc)
+            if refusal is not None:
+                raise refusal from exc
+            raise
     if migrate:
         refresh_statistics(db)
     return db
 
 
-def _refusal(target: Path, exc: sqlite3.DatabaseError) -> DatabaseCorruptError:
+def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables of a database that is not a review database (empty when it is one, or is empty)."""
+    names = sorted(r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    if not names:
+        return []
+    if "_sqlite_migrations" in names:
+        ours = conn.execute(
+            "SELECT 1 FROM _sqlite_migrations WHERE migration_set = ? LIMIT 1", [migrations.name]
+        ).fetchone()
+        if ours is not None:
+            return []
+    return names
+
+
+def _refusal(target: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    refusal = write_refusal(target, exc)
+    if refusal is not None:
+        return refusal
     if "not a database" in str(exc):
         return DatabaseCorruptError(f"{target}: not an SQLite database (refusing to touch it)")
     return DatabaseCorruptError(f"{target}: the database is damaged ({exc}); it was left untouched")
@@ -120,3 +162,41 @@ def write_lock(db: Database) -> Iterator[Database]:
         raise
     else:
         conn.execute("COMMIT")
+
+
+#: SQLite's primary result codes that mean "the database cannot be written", not "this input is bad".
+_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CANTOPEN, _SQLITE_FULL = 8, 10, 14, 13
+
+
+def write_refusal(path: str | Path | None, exc: BaseException) -> DatabaseWriteError | None:
+    """A clear error when `exc` says the database (not the input) cannot be written, else None."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite3.Error) or code is None:
+        return None
+    primary = code & 0xFF
+    where = f"{path}: " if path else ""
+    if primary == _SQLITE_FULL:
+        return DatabaseWriteError(
+            f"{where}the disk is full (or the database reached its size limit); nothing more was stored. "
+            "Free some space and run the same command again: what was stored is kept."
+        )
+    if primary == _SQLITE_READONLY or (primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and _read_only(path)):
+        return DatabaseWriteError(
+            f"{where}the database is read-only (a read-only file, folder or filesystem); nothing was "
+            "written. Use a writable --db."
+        )
+    return None
+
+
+def _read_only(path: str | Path | None) -> bool:
+    """Whether the database file (or its folder, where the WAL lives) cannot be written by this process."""
+    if not path:
+        return False
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    return not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK))

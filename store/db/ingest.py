@@ -23,27 +23,30 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import zstandard
 from sqlite_utils import Database
 
-from store.db.connection import write_lock
+from store.db.connection import write_lock, write_refusal
 from store.db.statistics import refresh_statistics
 from store.db.writer import (
+    RECORDED_FIELD,
     Prepared,
     note_source,
     note_source_in,
+    out_of_range_cell,
     to_tuples,
     write_quarantine,
     write_quarantine_in,
     write_recording,
     write_recording_in,
 )
-from store.errors import RecordingError
+from store.errors import DatabaseWriteError, RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
+from store.reading.items import as_stored_text
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
 
 CODEC = "zstd"
@@ -51,6 +54,10 @@ ZSTD_LEVEL = 3
 #: Page cache of each ingest connection (KiB): 8 MiB made event-heavy ingests 1.4x slower (index pages
 #: re-read), 64 MiB was no faster than this; the memory row of `python -m bench` watches the cost.
 INGEST_CACHE_KIB = 32768
+#: WAL pages written between checkpoints while bulk writing (4 KiB pages: 16 MiB), and the size a WAL file
+#: is cut back to after one; without both a long ingest left a WAL 25x the size of its database.
+INGEST_WAL_PAGES = 4096
+WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
 #: Below this much input, worker start-up costs more than it saves.
 PARALLEL_MIN_BYTES = 24 * 1024 * 1024
 #: Recordings per write transaction, and the input bytes a group may hold (a larger file goes alone): the
@@ -118,10 +125,10 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
         except sqlite3.Error:
             return None
     try:
-        row = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchone()
+        rows = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()
     except sqlite3.Error:
         return None
-    return int(row[0]) if row else None
+    return int(rows[0][0]) if rows else None  # fetchall: no statement left open holding a WAL snapshot
 
 
 def _close_lookup() -> None:
@@ -210,18 +217,19 @@ def ingest(
     items: list[SourceItem] = []
     for found in iter_sources(paths, review_db=db_path, endpoint_url=endpoint_url):
         if isinstance(found, SourceProblem):
-            write_quarantine(db, found.origin, found.code, found.message)
-            report.quarantined.append((found.origin, found.code, found.message))
+            origin, message = as_stored_text(found.origin), as_stored_text(found.message)
+            write_quarantine(db, origin, found.code, message)
+            report.quarantined.append((origin, found.code, message))
             report.seen += 1
-        else:
-            items.append(found)
+        else:  # the origin is what is stored and shown; the path stays as it is, to open the file
+            items.append(replace(found, origin=as_stored_text(found.origin)))
     total_bytes = sum(i.size for i in items)
     cpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers if workers is not None else (cpu if total_bytes >= PARALLEL_MIN_BYTES else 1)
     if db_path is None:
         n_workers = 1
     done_bytes = 0
-    db.execute("PRAGMA wal_autocheckpoint = 16384")  # checkpoint in big steps while bulk writing
+    _bulk_write_pragmas(db)
     cache = db.execute("PRAGMA cache_size").fetchone()[0]
     db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     try:
@@ -242,6 +250,12 @@ def ingest(
     return report
 
 
+def _bulk_write_pragmas(db: Database) -> None:
+    """Checkpoint in steps while bulk writing, and cut the WAL file back after each checkpoint."""
+    db.execute(f"PRAGMA wal_autocheckpoint = {int(INGEST_WAL_PAGES)}")
+    db.execute(f"PRAGMA journal_size_limit = {int(WAL_SIZE_LIMIT_BYTES)}")
+
+
 @dataclass
 class Outcome:
     """What happened to one source: stored / unchanged / quarantined, and how much it held."""
@@ -253,15 +267,30 @@ class Outcome:
     problem: tuple[str, str, str] | None = None
 
 
-def apply(db: Database, result: Prepared | Known | Failure) -> Outcome:
-    """Write one prepared source (or its quarantine entry) in its own transaction."""
-    if isinstance(result, Failure):
-        write_quarantine(db, result.origin, result.code, result.reason, result.sha256)
-        return Outcome("quarantined", problem=(result.origin, result.code, result.reason))
-    if isinstance(result, Known):
-        note_source(db, result.origin, result.recording_id)
-        return Outcome("unchanged")
-    _, new = write_recording(db, result)
+def apply(db: Database, result: Prepared | Known | Failure, db_path: str | None = None) -> Outcome:
+    """Write one prepared source (or its quarantine entry) in its own transaction.
+
+    A write that fails because of the input (a number SQLite cannot hold, a value it refuses) is rolled back
+    and quarantined like any other bad input; a write that fails because of the database (disk full,
+    read-only) raises DatabaseWriteError, since every later write would fail the same way.
+    """
+    try:
+        if isinstance(result, Failure):
+            return _quarantined(db, result)
+        if isinstance(result, Known):
+            note_source(db, result.origin, result.recording_id)
+            return Outcome("unchanged")
+        try:
+            _, new = write_recording(db, result)
+        except (sqlite3.Error, OverflowError, ValueError, TypeError) as exc:
+            if write_refusal(db_path, exc) is not None:
+                raise
+            return _quarantined(db, _write_failure(result, exc))
+    except sqlite3.Error as exc:
+        refusal = write_refusal(db_path, exc)
+        if refusal is not None:
+            raise refusal from exc
+        raise
     if not new:
         return Outcome("unchanged")
     rec = result.extracted.recording
@@ -283,21 +312,27 @@ def _apply_in(db: Database, result: Prepared | Known | Failure) -> Outcome:
     return Outcome("stored", len(result.extracted.runs), int(rec["events"]), int(rec["bytes"]))
 
 
-def apply_group(db: Database, results: list[Prepared | Known | Failure]) -> list[Outcome]:
+def apply_group(
+    db: Database, results: list[Prepared | Known | Failure], db_path: str | None = None
+) -> list[Outcome]:
     """Write a group of prepared sources in one transaction; if any write fails, the whole group is rolled
     back and each is written again in its own transaction, a failing one quarantined alone."""
     if len(results) > 1:
         try:
             with write_lock(db):
                 return [_apply_in(db, r) for r in results]
-        except Exception:  # noqa: BLE001 - retried one by one below, where the failing one is named
-            pass
-    return [_apply_alone(db, r) for r in results]
+        except Exception as exc:  # noqa: BLE001 - retried one by one below, where the failing one is named
+            refusal = write_refusal(db_path, exc) if isinstance(exc, sqlite3.Error) else None
+            if refusal is not None:  # disk full, read-only: every write would fail the same way
+                raise refusal from exc
+    return [_apply_alone(db, r, db_path) for r in results]
 
 
-def _apply_alone(db: Database, result: Prepared | Known | Failure) -> Outcome:
+def _apply_alone(db: Database, result: Prepared | Known | Failure, db_path: str | None) -> Outcome:
     try:
-        return apply(db, result)
+        return apply(db, result, db_path)
+    except DatabaseWriteError:
+        raise
     except Exception as exc:  # noqa: BLE001 - one recording that cannot be stored must not stop the batch
         if isinstance(result, Prepared):
             origin, sha = result.extracted.recording["source"], result.extracted.recording["sha256"]
@@ -322,6 +357,31 @@ def _groups(items: Iterable[SourceItem]) -> Iterator[list[SourceItem]]:
         yield group
 
 
+def _quarantined(db: Database, failure: Failure) -> Outcome:
+    write_quarantine(db, failure.origin, failure.code, failure.reason, failure.sha256)
+    return Outcome("quarantined", problem=(failure.origin, failure.code, failure.reason))
+
+
+def _write_failure(prepared: Prepared, exc: BaseException) -> Failure:
+    """Why SQLite refused this recording's rows, named by the stored column and the recorded field."""
+    rec = prepared.extracted.recording
+    origin, sha = str(rec["source"]), str(rec["sha256"])
+    found = out_of_range_cell(prepared)
+    if found is not None:
+        table, column, value = found
+        field_name = RECORDED_FIELD.get(column, column)
+        return Failure(
+            origin,
+            "number-out-of-range",
+            f"{origin}: {field_name} ({table}.{column}) is {value}, outside the 64-bit range SQLite can "
+            "store; nothing of this file was stored",
+            sha,
+        )
+    return Failure(
+        origin, "unwritable-recording", f"{origin}: could not be stored ({type(exc).__name__}: {exc})", sha
+    )
+
+
 _worker_writer: Database | None = None
 
 
@@ -333,12 +393,13 @@ def _work(items: list[SourceItem], db_path: str) -> list[Outcome]:
 
         _worker_writer = open_database(db_path, migrate=False)
         _worker_writer.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
-    return apply_group(_worker_writer, [prepare(item, db_path) for item in items])
+        _bulk_write_pragmas(_worker_writer)
+    return apply_group(_worker_writer, [prepare(item, db_path) for item in items], db_path)
 
 
 def _here(db: Database, group: list[SourceItem], db_path: str | None) -> Iterator[tuple[SourceItem, Outcome]]:
     """Prepare and write one group in this process."""
-    yield from zip(group, apply_group(db, [prepare(item, db_path) for item in group]), strict=True)
+    yield from zip(group, apply_group(db, [prepare(item, db_path) for item in group], db_path), strict=True)
 
 
 def _outcomes(

@@ -523,4 +523,12 @@ def m011_search_ids_by_run(db: Database) -> None:
     db.execute("INSERT INTO search (search) VALUES ('rebuild')")
 
 
+@migrations()
+def m012_current_label_by_time(db: Database) -> None:
+    """A current label is a reviewer's latest by `created_at` (was: by row id, so a merged older export won)."""
+    db.execute("DROP VIEW IF EXISTS current_labels")
+    db.execute(CURRENT_LABELS_VIEW)
+    db.execute("CREATE INDEX IF NOT EXISTS labels_target_time ON labels(target_id, reviewer, created_at, id)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

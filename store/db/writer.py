@@ -14,7 +14,7 @@ from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.reading.extract import Extracted
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3  # 2: delivery, read completeness, decisions; 3: a reused toolCallId keeps two calls, colliding finding ids both kept
 
 
 ROW_TABLES = ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events")
@@ -33,6 +33,41 @@ class Prepared:
 def to_tuples(x: Extracted) -> dict[str, list[tuple[Any, ...]]]:
     """Rows in column order, built where the recording was extracted, before the write transaction opens."""
     return {t: [tuple(r.get(c) for c in COLUMNS[t]) for r in getattr(x, t)] for t in ROW_TABLES}
+
+
+#: SQLite INTEGER is a signed 64-bit number; a recorded JSON integer may be any size.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+#: The recorded field a numeric column is read from, for a quarantine reason a user can act on.
+RECORDED_FIELD = {
+    "wall_ms": "an event's meta.wallClockMs",
+    "started_ms": "a run's first wallClockMs",
+    "ended_ms": "a run's last wallClockMs",
+    "duration_ms": "a durationMs",
+    "iteration": "an iterIndex / iteration",
+    "dropped_events": "the envelope's droppedEvents",
+    "first_retained_index": "the envelope's firstRetainedIndex",
+    "span_start_u16": "a finding's span start",
+    "span_end_u16": "a finding's span end",
+    "span_start": "a finding's span start",
+    "span_end": "a finding's span end",
+}
+
+
+def out_of_range_cell(prepared: Prepared) -> tuple[str, str, str] | None:
+    """The first (table, column, value text) holding an integer SQLite cannot store, if any.
+
+    Only looked for after SQLite refused a write, so the common path pays nothing for it.
+    """
+    tables = prepared.tuples if prepared.tuples is not None else to_tuples(prepared.extracted)
+    rec = prepared.extracted.recording
+    cells = [("recordings", c, v) for c, v in rec.items()]
+    cells += [(t, COLUMNS[t][i], v) for t in ROW_TABLES for row in tables[t] for i, v in enumerate(row)]
+    for table, column, value in cells:
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            text = str(value) if abs(value) < 10**60 else f"a {len(str(abs(value)))}-digit number"
+            return table, column, text
+    return None
 
 
 def now_iso() -> str:

@@ -37,6 +37,8 @@ from typing import Any
 from urllib.parse import quote
 
 from store.errors import RecordingError
+from store.reading import items
+from store.reading.files import inside, kind_of, read_head, read_regular
 from store.reading.items import MAX_RECORDING_BYTES, SourceItem, SourceProblem
 
 #: The artifact kind a run recording is stored under (`RECORDING_ARTIFACT_KIND`).
@@ -103,7 +105,7 @@ def is_file_artifact_store(root: Path) -> bool:
         for entry in entries:
             if not (entry.name.endswith(".json") and _REF.fullmatch(entry.name[:-5])):
                 continue
-            if _looks_like_envelope(Path(entry.path)):
+            if _is_regular(entry) and _looks_like_envelope(Path(entry.path)):
                 return True
             checked += 1
             if checked >= _DETECT_FILES:
@@ -118,17 +120,19 @@ def _is_real_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _looks_like_envelope(path: Path) -> bool:
+def _is_regular(entry: os.DirEntry[str]) -> bool:
     try:
-        with path.open("rb") as fh:
-            head = fh.read(_DETECT_HEAD_BYTES)
-            if _ENVELOPE_HEAD.match(head):
-                return True
-            if os.fstat(fh.fileno()).st_size > _FULL_PARSE_LIMIT:
-                return False
-            fh.seek(0)
-            top = json.loads(fh.read())
-    except (OSError, ValueError):
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _looks_like_envelope(path: Path) -> bool:
+    if _ENVELOPE_HEAD.match(read_head(path, _DETECT_HEAD_BYTES)):
+        return True
+    try:
+        top = json.loads(read_regular(path, str(path), _FULL_PARSE_LIMIT, follow=False))
+    except (RecordingError, ValueError, RecursionError):
         return False
     return isinstance(top, dict) and {"format", "meta", "payload"} <= top.keys()
 
@@ -142,7 +146,7 @@ def iter_file_artifacts(root: Path) -> Iterator[SourceItem | SourceProblem]:
     root = Path(root)
     for path, depth, problem in _walk_store(root):
         if problem is not None:
-            yield SourceProblem(str(path), "unreadable", f"{path}: {problem}")
+            yield SourceProblem(str(path), _problem_code(problem), f"{path}: {problem}")
             continue
         name = path.name
         stem, dot, suffix = name.rpartition(".")
@@ -174,6 +178,15 @@ def iter_file_artifacts(root: Path) -> Iterator[SourceItem | SourceProblem]:
         yield SourceItem(str(path), "file-artifacts", str(path), None, size)
 
 
+def _problem_code(problem: str) -> str:
+    """The quarantine code of a walk problem: links and special files are named as such."""
+    if problem.startswith("is a symbolic link"):
+        return "symlink-not-followed"
+    if "not a regular file" in problem:
+        return "not-a-regular-file"
+    return "unreadable"
+
+
 def _walk_store(root: Path) -> Iterator[tuple[Path, int, str | None]]:
     """Every non-hidden, non-symlink file (and unexpected folder) under `root`, sorted, with its depth."""
     try:
@@ -190,24 +203,32 @@ def _walk_store(root: Path) -> Iterator[tuple[Path, int, str | None]]:
         path = Path(entry.path)
         try:
             if entry.is_symlink():
+                yield path, level, "is a symbolic link; links inside an artifact store are not followed"
                 continue
-            if entry.is_dir():
+            if entry.is_dir(follow_symlinks=False):
                 if level >= 4:
                     yield path, level, "a folder where only artifact files belong; not read"
                     continue
                 with os.scandir(path) as it:
                     children = sorted(it, key=lambda e: e.name)
                 stack.extend((c, level + 1) for c in reversed(children))
-            elif entry.is_file():
+            elif entry.is_file(follow_symlinks=False):
                 yield path, level, None
+            else:
+                mode = entry.stat(follow_symlinks=False).st_mode
+                yield path, level, f"is {kind_of(mode)}, not a regular file; only regular files are read"
         except OSError as exc:
             yield path, level, f"cannot be read ({exc.strerror or exc})"
 
 
 def _envelope_meta(path: Path) -> tuple[Any, dict[str, Any], int]:
     """(format, meta, file size) of an envelope, reading only its head when it is in the usual order."""
-    with path.open("rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _BadArtifact("not-a-regular-file", f"is {kind_of(st.st_mode)}, not a regular file")
+        size = st.st_size
         head = fh.read(_META_PROBE_BYTES)
         if not head.strip():
             raise _BadArtifact("bad-artifact", "the artifact file is empty")
@@ -224,8 +245,10 @@ def _envelope_meta(path: Path) -> tuple[Any, dict[str, Any], int]:
                 if not isinstance(meta, dict):
                     raise _BadArtifact("bad-artifact", "not an artifact envelope (`meta` is not an object)")
                 return fmt, meta, size
+        if size > 2 * MAX_RECORDING_BYTES:
+            raise _BadArtifact("too-large", f"artifact file of {size:,} bytes, over the size limit")
         fh.seek(0)
-        data = fh.read()
+        data = fh.read(2 * MAX_RECORDING_BYTES + 1)
     envelope = _parse_envelope(data)
     return envelope["format"], envelope["meta"], size
 
@@ -266,16 +289,8 @@ def _meta_kind(meta: dict[str, Any]) -> str:
 
 def _read_file_artifact(item: SourceItem) -> bytes:
     path = Path(item.path)
-    try:
-        size = path.stat().st_size
-        # Escaping (text) or base64 (binary) makes an envelope larger than its payload; allow for it.
-        if size > 2 * MAX_RECORDING_BYTES:
-            raise RecordingError(
-                "too-large", f"{item.origin}: artifact file of {size:,} bytes, over the size limit"
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordingError("unreadable", f"{item.origin}: cannot be read ({exc.strerror or exc})") from exc
+    # Escaping (text) or base64 (binary) makes an envelope larger than its payload; allow for it.
+    data = read_regular(path, item.origin, 2 * items.MAX_RECORDING_BYTES, follow=False)
     try:
         envelope = _parse_envelope(data)
         _check_format(envelope["format"])
@@ -285,24 +300,29 @@ def _read_file_artifact(item: SourceItem) -> bytes:
         payload = envelope["payload"]
         if isinstance(payload, dict) and payload.get("shape") == "external":
             # putStream wrote the bytes to `<ref>.bin` beside the envelope (the adapter's path, not `value`).
-            sibling = path.with_name(path.name[: -len(".json")] + ".bin")
-            try:
-                if sibling.stat().st_size > MAX_RECORDING_BYTES:
-                    raise RecordingError(
-                        "too-large", f"{item.origin}: streamed payload {sibling} is too large"
-                    )
-                body = sibling.read_bytes()
-            except OSError as exc:
-                raise _BadArtifact(
-                    "bad-artifact",
-                    f"the streamed payload {sibling.name} cannot be read ({exc.strerror or exc})",
-                ) from exc
+            body = _read_streamed_payload(item, path.with_name(path.name[: -len(".json")] + ".bin"))
         else:
             body = _decode_payload(payload)
         _verify_digest(meta.get("digest"), body)
     except _BadArtifact as exc:
         raise RecordingError(exc.code, f"{item.origin}: {exc.detail}") from exc
     return body
+
+
+def _read_streamed_payload(item: SourceItem, sibling: Path) -> bytes:
+    """A `<ref>.bin` payload: a regular file inside the store (a link out of it is refused, never read)."""
+    root = Path(item.path).parents[3]  # <root>/<tenant>/<principal>/<conversation>/<ref>.json
+    where = f"{item.origin}: the streamed payload {sibling.name}"
+    if os.path.islink(sibling) or not inside(sibling, root):
+        raise RecordingError(
+            "symlink-not-followed",
+            f"{where} is a symbolic link; links inside an artifact store are not followed",
+        )
+    try:
+        return read_regular(sibling, where, items.MAX_RECORDING_BYTES, follow=False)
+    except RecordingError as exc:
+        code = "bad-artifact" if exc.code == "unreadable" else exc.code
+        raise RecordingError(code, exc.message) from exc
 
 
 # ─── sqliteArtifacts ──────────────────────────────────────────────────────────────────────────────
@@ -318,6 +338,8 @@ def is_sqlite_artifact_store(path: Path) -> bool:
             if fh.read(16) != _SQLITE_MAGIC:
                 return False
         conn = _connect_ro(Path(path))
+    except StoreBusy:
+        return True  # an SQLite file whose log cannot be read: reported as busy, never read partially
     except (OSError, sqlite3.Error):
         return False
     try:
@@ -339,15 +361,40 @@ def _connect_ro(path: Path) -> sqlite3.Connection:
     `immutable=1`, so SQLite creates no `-wal`/`-shm` files (and works in a read-only folder).
     """
     target = quote(os.path.abspath(path))
-    live = any(os.path.exists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
+    live = any(_non_empty(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
     if live:
         try:
-            conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=5.0)
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return conn
-        except sqlite3.OperationalError:
-            pass  # e.g. a read-only folder without a -shm: read the file as it stands
+            return _open_with_log(target)
+        except sqlite3.OperationalError as exc:
+            # Reading the file without its log would silently miss committed recordings: refuse instead.
+            raise StoreBusy(
+                f"its write-ahead log cannot be read here ({exc}): the store is busy, or a read-only copy "
+                "without its -shm file; nothing of it was read. Ingest it again when its writer is done, "
+                "or copy the file with its -wal into a writable folder"
+            ) from exc
     return sqlite3.connect(f"file:{target}?mode=ro&immutable=1", uri=True, timeout=5.0)
+
+
+def _open_with_log(target: str) -> sqlite3.Connection:
+    """Read-only, reading the WAL (which needs the -shm file, or a folder to create it in)."""
+    conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, timeout=5.0)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+class StoreBusy(sqlite3.OperationalError):
+    """An artifact database whose log cannot be read: reading it anyway would be reading it partially."""
+
+
+def _non_empty(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
 
 
 def iter_sqlite_artifacts(path: Path) -> Iterator[SourceItem | SourceProblem]:
@@ -355,6 +402,11 @@ def iter_sqlite_artifacts(path: Path) -> Iterator[SourceItem | SourceProblem]:
     path = Path(path)
     try:
         conn = _connect_ro(path)
+    except StoreBusy as exc:
+        yield SourceProblem(
+            str(path), "store-busy", f"{path}: artifact database is busy or unreadable: {exc}"
+        )
+        return
     except sqlite3.Error as exc:
         yield SourceProblem(str(path), "unreadable", f"{path}: cannot open the artifact database ({exc})")
         return
@@ -418,6 +470,10 @@ def _read_sqlite_artifact(item: SourceItem) -> bytes:
         ) from exc
     try:
         conn = _connect_ro(Path(item.path))
+    except StoreBusy as exc:
+        raise RecordingError(
+            "store-busy", f"{item.origin}: artifact database is busy or unreadable: {exc}"
+        ) from exc
     except sqlite3.Error as exc:
         raise RecordingError(
             "unreadable", f"{item.origin}: cannot open the artifact database ({exc})"

@@ -32,3 +32,17 @@ class SourceProblem:
     origin: str
     code: str
     message: str
+
+
+def as_stored_text(text: str) -> str:
+    """A path or message as text SQLite and a terminal can take: a file name that is not UTF-8 (Python holds
+    its bytes as lone surrogates) is written with `\\xNN` escapes instead of stopping the batch."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")

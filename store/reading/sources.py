@@ -13,8 +13,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from store.errors import RecordingError
-from store.reading import artifacts, buckets
-from store.reading.items import MAX_BUNDLE_MEMBER_BYTES, MAX_RECORDING_BYTES, SourceItem, SourceProblem
+from store.reading import artifacts, buckets, items
+from store.reading.files import not_regular, read_head, read_regular
+from store.reading.items import MAX_BUNDLE_MEMBER_BYTES, SourceItem, SourceProblem
 
 #: Names a bug-report bundle may hold its recording under, in order of preference.
 BUNDLE_MEMBERS = ("envelope.json", "recording.json")
@@ -49,6 +50,9 @@ def iter_sources(
             )
         elif stat.S_ISDIR(st.st_mode):
             yield from _iter_directory(path, skip)
+        elif not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero never ends
+            problem = not_regular(str(path), st.st_mode)
+            yield SourceProblem(str(path), problem.code, problem.message)
         else:
             yield from _iter_file(path, st.st_size)
 
@@ -67,32 +71,68 @@ def _database_files(review_db: str | os.PathLike[str] | None) -> set[tuple[int, 
 
 
 def _iter_directory(root: Path, skip: set[tuple[int, int]]) -> Iterator[SourceItem | SourceProblem]:
-    if artifacts.is_file_artifact_store(root):
-        yield from artifacts.iter_file_artifacts(root)
-        return
-    try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError as exc:
-        yield SourceProblem(str(root), "unreadable", f"{root}: cannot list folder ({exc.strerror or exc})")
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
+    """Every input under `root`, depth first in name order, without recursion (a folder may be 1,000 deep).
+
+    Links are never followed and special files never opened; both are reported, so nothing is skipped
+    without a trace (hidden names and files that are not recordings by name are left alone).
+    """
+    stack: list[Path] = [root]
+    while stack:
+        folder = stack.pop()
+        if artifacts.is_file_artifact_store(folder):
+            yield from artifacts.iter_file_artifacts(folder)
             continue
-        child = Path(entry.path)
         try:
-            if entry.is_symlink():
-                continue
-            st = entry.stat()
-            if (st.st_dev, st.st_ino) in skip:
-                continue
-            if entry.is_dir():
-                yield from _iter_directory(child, skip)
-            elif entry.is_file() and _looks_like_input(entry.name):
-                if _is_sqlite_name(entry.name) and not artifacts.is_sqlite_artifact_store(child):
-                    continue  # e.g. the review database itself, sitting in the folder being ingested
-                yield from _iter_file(child, entry.stat().st_size)
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            yield SourceProblem(str(child), "unreadable", f"{child}: cannot be read ({exc.strerror or exc})")
+            yield SourceProblem(
+                str(folder), "unreadable", f"{folder}: cannot list folder ({exc.strerror or exc})"
+            )
+            continue
+        subfolders: list[Path] = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            child = Path(entry.path)
+            try:
+                found = _entry_source(entry, child, skip)
+            except OSError as exc:
+                found = SourceProblem(
+                    str(child), "unreadable", f"{child}: cannot be read ({exc.strerror or exc})"
+                )
+            if isinstance(found, str):
+                subfolders.append(child)
+            elif isinstance(found, SourceProblem):
+                yield found
+            elif found is not None:
+                yield from found
+        stack.extend(reversed(subfolders))
+
+
+def _entry_source(
+    entry: os.DirEntry[str], child: Path, skip: set[tuple[int, int]]
+) -> str | SourceProblem | Iterator[SourceItem | SourceProblem] | None:
+    """What one folder entry contributes: "folder" (to walk), a problem, the sources of a file, or nothing."""
+    if entry.is_symlink():
+        return SourceProblem(
+            str(child),
+            "symlink-not-followed",
+            f"{child}: is a symbolic link; links inside a folder are not followed (name the target to ingest it)",
+        )
+    st = entry.stat(follow_symlinks=False)
+    if (st.st_dev, st.st_ino) in skip:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return "folder"
+    if not stat.S_ISREG(st.st_mode):
+        problem = not_regular(str(child), st.st_mode)
+        return SourceProblem(str(child), problem.code, problem.message)
+    if not _looks_like_input(entry.name):
+        return None
+    if _is_sqlite_name(entry.name) and not artifacts.is_sqlite_artifact_store(child):
+        return None  # e.g. the review database itself, sitting in the folder being ingested
+    return _iter_file(child, st.st_size)
 
 
 def _looks_like_input(name: str) -> bool:
@@ -121,11 +161,7 @@ def _iter_file(path: Path, size: int) -> Iterator[SourceItem | SourceProblem]:
 
 
 def _starts_with(path: Path, magic: bytes) -> bool:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(len(magic)) == magic
-    except OSError:
-        return False
+    return read_head(path, len(magic)) == magic
 
 
 def _iter_bundle(path: Path) -> Iterator[SourceItem | SourceProblem]:
@@ -172,18 +208,7 @@ def _find_member(infos: dict[str, zipfile.ZipInfo], wanted: str) -> zipfile.ZipI
 def read_source(item: SourceItem) -> bytes:
     """Read the bytes of one source item; raise RecordingError with a specific reason on failure."""
     if item.container == "file":
-        try:
-            size = os.path.getsize(item.path)
-            if size > MAX_RECORDING_BYTES:
-                raise RecordingError(
-                    "too-large", f"{item.origin}: {size:,} bytes, over the {MAX_RECORDING_BYTES:,}-byte limit"
-                )
-            with open(item.path, "rb") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise RecordingError(
-                "unreadable", f"{item.origin}: cannot be read ({exc.strerror or exc})"
-            ) from exc
+        return read_regular(item.path, item.origin, items.MAX_RECORDING_BYTES)
     if item.container == "bundle":
         assert item.member is not None
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import orjson
 
 
@@ -14,6 +15,10 @@ def dumps(value: Any) -> str | None:
     try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except (TypeError, orjson.JSONEncodeError):
+        pass
+    try:  # integers past 64 bits (JavaScript writes 1e21 as 1000000000000000000000): kept exactly
+        return msgspec.json.encode(value).decode()
+    except (TypeError, ValueError, msgspec.EncodeError):
         return orjson.dumps({"af_reviewer_unstorable": repr(value)[:2000]}).decode()
 
 

@@ -233,3 +233,14 @@ def test_typescript_import_refuses_code() -> None:
 def test_json_import_refuses_unknown_list_inside_phrases() -> None:
     with pytest.raises(PackFormatError, match="completes"):
         PhrasePack.from_json_obj({"prose": True, "phrases": {"none": [], "completes": ["x"]}})
+
+
+@pytest.mark.parametrize(
+    "blank", ["\u3164\u3164", "\u115f", "\u1160 \uffa0", "\u2800 \u2800", "\u200b\u2060\u034f"]
+)
+def test_a_phrase_that_draws_as_blank_is_refused(blank: str) -> None:
+    from reviewer.review.phrase_pack import PackLimitError, PhrasePack
+
+    with pytest.raises(PackLimitError) as err:
+        PhrasePack("p", (blank,), ())
+    assert "empty after stripping" in str(err.value)

@@ -61,3 +61,14 @@ def test_path_from_env_then_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("REVIEWER_KEYMAP")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert keymap_path() == tmp_path / "footprint-reviewer" / "keymap.toml"
+
+
+@pytest.mark.parametrize("body", ['"list.down" = 3', '"list.down" = ["j", 4]', '"list.down" = []'])
+def test_a_bad_keymap_entry_is_named_in_the_error(tmp_path: Path, body: str) -> None:
+    """A value that is not a key string (or a list of them) is reported by its binding id; the other lines
+    still apply (issue #15: one bad line never rejects the whole file)."""
+    path = tmp_path / "k.toml"
+    path.write_text(f'"list.up" = "k"\n{body}\n', encoding="utf-8")
+    found = read_keymap(path)
+    assert found.bindings == {"list.up": "k"}
+    assert len(found.problems) == 1 and "list.down" in found.problems[0]

@@ -8,7 +8,6 @@ thread), so the UI never waits on SQLite. Recorded text is always drawn as `rich
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
@@ -450,15 +449,20 @@ class PacksScreen(Screen[None]):
         if stored is None:
             self.notify("no pack to export yet", severity="warning", markup=False)
             return
-        ts = kind == "ts"
+        self._export(stored, kind == "ts")
+
+    @work(group="packs-export", exit_on_error=False)
+    async def _export(self, stored: Any, ts: bool) -> None:
+        from reviewer.ui.exporting import deliver_export
+
         text = export_text(stored, ts=ts)
         filename = f"{stored.name}-v{stored.version}.{'ts' if ts else 'json'}"
-        self.app.deliver_text(
-            io.StringIO(text),
-            save_filename=filename,
-            mime_type="text/typescript" if ts else "application/json",
-        )
-        self.notify(f"exported {to_domain(stored).short_hash} as {filename}", markup=False)
+        mime = "text/typescript" if ts else "application/json"
+        name = await deliver_export(self.app, text, filename, mime)
+        if name is None:
+            self.notify("not exported: the existing file was kept", markup=False)
+            return
+        self.notify(f"exported {to_domain(stored).short_hash} as {name}", markup=False)
 
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 1:

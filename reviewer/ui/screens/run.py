@@ -47,7 +47,7 @@ def run_title(run: dict[str, Any]) -> Text:
         ("  agent ", "dim"),
         safe_text(run.get("agent_id") or "?", limit=80, one_line=True, style="bold"),
         ("  started ", "dim"),
-        started,
+        safe_text(started, limit=23, one_line=True),
         "\n",
     ]
     counts = (
@@ -56,6 +56,15 @@ def run_title(run: dict[str, Any]) -> Text:
         f"{run.get('evictions') or 0} evictions"
     )
     parts.append((counts, "dim"))
+    versions = run.get("versions") or []
+    if len(versions) > 1:  # a changed recording of the same run: each version keeps its own labels
+        n = next(
+            (i for i, v in enumerate(versions, 1) if v.get("run_key") == run.get("run_key")), len(versions)
+        )
+        others = sum(int(v.get("labels") or 0) for v in versions if v.get("run_key") != run.get("run_key"))
+        parts.append((f"  ·  version {n} of {len(versions)}", "bold yellow"))
+        if others:
+            parts.append((f" ({others} label(s) on the other versions)", "yellow"))
     for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
         if run.get(key):
             parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]

@@ -142,14 +142,14 @@ STATE_STYLES = {
 
 def checks_text(disposition: dict[str, Any] | None) -> Text:
     """The checks panel: the summary line, then one line per (check, seam) with what it did."""
-    out = Text(checks_summary(disposition), style="bold")
+    out = safe_text(checks_summary(disposition), limit=600, style="bold")  # it names recorded checks
     for state in check_states(disposition)[:16]:
         out.append("\n")
         out.append_text(
             Text.assemble(
                 safe_text(f"{state.check}@{state.seam}", limit=80, one_line=True, style="bold"),
                 "  ",
-                (state.text, STATE_STYLES.get(state.state, "dim")),
+                safe_text(state.text, limit=300, one_line=True, style=STATE_STYLES.get(state.state, "dim")),
             )
         )
     return out

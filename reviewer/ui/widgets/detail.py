@@ -93,7 +93,8 @@ def call_heading(call: dict[str, Any]) -> Text:
         "  ",
         safe_text(call.get("call_id"), limit=200, one_line=True, style="dim"),
         "  ",
-        (f"status {call.get('status') or '?'}", "bold red" if failed else ""),
+        ("status ", "bold red" if failed else ""),
+        safe_text(call.get("status") or "?", limit=60, one_line=True, style="bold red" if failed else ""),
         (f"  iteration {call['iteration']}" if call.get("iteration") is not None else "", "dim"),
         (f"  {call['duration_ms']} ms" if call.get("duration_ms") is not None else "", "dim"),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from reviewer.review.inert import inert
 from reviewer.service.vocabulary import (
     CLEARED,
     VERDICT_NAMES,
@@ -200,7 +201,7 @@ def read_text(read: dict[str, Any]) -> Text:
     if read.get("error"):
         flags.append("failed")
     if read.get("status") and not (read.get("absent") and read["status"] == "absent"):
-        flags.append(f"status {read['status']}")
+        flags.append(f"status {inert(str(read['status']), keep_newlines=False)[:60]}")
     out.append_text(
         _line(
             "  ",
@@ -503,7 +504,9 @@ def _claims_text(refs: list[Any]) -> Text:
                 _line(
                     "  - unsupported value ",
                     _one(ref.get("value"), 200, style="bold red"),
-                    (f"  ({ref.get('shape')})" if ref.get("shape") else "", "dim"),
+                    ("  (", "dim") if ref.get("shape") else "",
+                    _one(ref.get("shape"), 60, style="dim") if ref.get("shape") else "",
+                    (")", "dim") if ref.get("shape") else "",
                     ("  appears in no tool result", "dim"),
                 )
             )

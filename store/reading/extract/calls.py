@@ -19,10 +19,20 @@ from store.reading.text import as_text, dumps
 def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
     """One row per tool call (section 5), joined on `toolCallId`; keyed by call id for the later parts."""
     calls: dict[str, dict[str, Any]] = {}
+    #: recorded toolCallId -> the stored call id its events now belong to: a recorded id used again by a
+    #: second `tool_start` starts a new call (`<id>#2`, `#3`, ...) instead of merging two calls into one
+    current: dict[str, str] = {}
     order = 0
 
-    def call_for(call_id: str, index: int) -> dict[str, Any]:
+    def call_for(recorded: str, index: int, *, starts: bool = False) -> dict[str, Any]:
         nonlocal order
+        call_id = current.get(recorded, recorded)
+        if starts and call_id in calls and calls[call_id]["_started"]:
+            n = 2
+            while f"{recorded}#{n}" in calls:
+                n += 1
+            call_id = f"{recorded}#{n}"
+        current[recorded] = call_id
         if call_id not in calls:
             order += 1
             calls[call_id] = {
@@ -46,7 +56,10 @@ def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
                 "has_semantics": 0,
                 "absent": 0,
                 "_result_value": None,
+                "_started": False,
+                "_events": [],
             }
+        calls[call_id]["_events"].append(index)
         return calls[call_id]
 
     for i in walk.of_types("stream.tool_", "tools.", "validation.args_invalid"):
@@ -56,7 +69,8 @@ def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
         if call_id is None:
             continue
         if t == "stream.tool_start":
-            c = call_for(call_id, i)
+            c = call_for(call_id, i, starts=True)
+            c["_started"] = True
             c["tool_name"] = as_str(p.get("toolName")) or c["tool_name"]
             c["args"] = dumps(p.get("args"))
             c["parallel_count"] = as_int(p.get("parallelCount"))
@@ -87,7 +101,7 @@ def tool_calls(walk: RunWalk) -> dict[str, dict[str, Any]]:
                 c["repeated"] = as_int(p.get("occurrences")) or 2
             elif t == "tools.semantics_declared":
                 c["has_semantics"] = 1
-                semantics_row(walk, call_id, c, p, i)
+                semantics_row(walk, c["call_id"], c, p, i)
             elif t == "tools.absent":
                 c["absent"] = 1
     for c in calls.values():

@@ -56,10 +56,12 @@ def coverage(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> list[dict[str, 
             for item in as_list(p.get(src)):
                 add(call_id, tool, lst, item, origin, looked)
 
+    # the stored call each event belongs to (a reused toolCallId names two calls: `<id>` and `<id>#2`)
+    stored_call = {i: cid for cid, c in calls.items() for i in c.get("_events", ())}
     for i in walk.of_types("tools.absent", "tools.coverage_declared", "tools.semantics_declared"):
         t = walk.shorts[i]
         p = walk.payload(i)
-        call_id, tool = as_str(p.get("toolCallId")), as_str(p.get("toolName"))
+        call_id, tool = stored_call.get(i, as_str(p.get("toolCallId"))), as_str(p.get("toolName"))
         if t == "tools.absent":
             add_lists(p, "absent", True, call_id, tool)
         elif t == "tools.coverage_declared":

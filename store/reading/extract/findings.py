@@ -88,11 +88,24 @@ def findings(
                 field="answer",
             )
         )
+    _unique_ids(rows)
     walk.out.findings.extend(rows)
     for r in rows:
         if r["message"]:
             walk.search("finding", r["id"], r["message"])
     return rows
+
+
+def _unique_ids(rows: list[dict[str, Any]]) -> None:
+    """Two findings that hash alike (the same coverage gap listed twice, say) both keep a row: the later
+    ones get an id over their occurrence number too. Ids that did not collide are unchanged."""
+    seen: dict[str, int] = {}
+    for row in rows:
+        first = row["id"]
+        n = seen.get(first, 0)
+        seen[first] = n + 1
+        if n:
+            row["id"] = stable_id("f", first, "occurrence", n + 1)
 
 
 def finding(

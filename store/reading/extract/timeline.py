@@ -75,4 +75,7 @@ def _summary(t: str, p: dict[str, Any]) -> str | None:
         keys = ", ".join(list(p)[:6])
         return bounded(keys, SUMMARY_CHARS) if keys else None
     text = as_text(value) or ""
+    if len(text) > SUMMARY_CHARS * 8:  # squeeze only a prefix: splitting 20 MB of words took 10x its size
+        head = " ".join(text[: SUMMARY_CHARS * 8].split())
+        return head[:SUMMARY_CHARS] + f"… [{len(text) - SUMMARY_CHARS:,} more characters]"
     return bounded(" ".join(text.split()), SUMMARY_CHARS)
