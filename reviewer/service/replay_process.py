@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -79,6 +80,27 @@ def _wake(to_parent: Any, _future: Future[Any]) -> None:
     """Tell the waiting thread the worker is done (or died) with this replay."""
     with contextlib.suppress(Exception):  # the manager is gone: the service is closing
         to_parent.put(None)
+
+
+def _ensure_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (every spawn needs it) with a real stderr: inside a Textual
+    app `sys.stderr` is a capture whose `fileno()` is -1, and the tracker's own spawn then fails with
+    "bad value(s) in fds_to_keep". Once started it serves every later spawn of this process."""
+    from multiprocessing import resource_tracker
+
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable:
+        resource_tracker.ensure_running()
+        return
+    captured = sys.stderr
+    sys.stderr = sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = captured
 
 
 class ReplayProcess:
@@ -161,6 +183,7 @@ class ReplayProcess:
             if self.closed:
                 raise RuntimeError("the review service is closed")
             if self._pool is None or self._manager is None:
+                _ensure_resource_tracker()
                 context = multiprocessing.get_context(START_METHOD)
                 if self._manager is None:
                     self._manager = context.Manager()
