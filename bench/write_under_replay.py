@@ -3,8 +3,9 @@
     python -m bench.write_under_replay [--answers 100000] [--repeats 5] [--db PATH]
 
 The app's reads and writes used to share one database thread, so a label write waited for a running replay
-to finish (3.8 ms idle, 834 ms behind a 40,000-answer replay). The service now replays on a read-only
-reader thread beside the one write thread. This measures, through `ReviewService` itself (the path the
+to finish (3.8 ms idle, 834 ms behind a 40,000-answer replay). Reads then moved to read-only reader threads,
+and the replay's figures now run in a worker process (`reviewer/service/replay_process.py`), so the replay's
+Python loop no longer shares the GIL with the write thread. This measures, through `ReviewService` itself (the path the
 app's keys take), a label write idle and then while `replay_pack` runs over the replay benchmark's
 database (`bench.replay`, built once and cached under bench/corpus/).
 

@@ -1,7 +1,8 @@
 """The only bridge from the UI to the data: one async method per use case, reads beside the one writer.
 
 Every method is `async` and returns plain data; nothing here knows about Textual. Reads go to a reader
-thread, writes (labels, pack changes, a replay's trial record) to the one write thread.
+thread, writes (labels, pack changes, a replay's trial record) to the one write thread, and a what-if
+replay's figures to a worker process (`reviewer.service.replay_process`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sqlite_utils import Database
 
 from reviewer.review.evidence import assemble_evidence
 from reviewer.service import pack_ops
+from reviewer.service.replay_process import ReplayProcess
 from reviewer.service.threads import DatabaseThreads
 from reviewer.service.timeline_rows import TIMELINE_CAP, build_timeline
 from store import findings, labels, runs
@@ -28,20 +30,23 @@ class ReviewService:
     """Async access to one review database. Create it, `await` its methods, `close()` it.
 
     Reads run on the reader threads (read-only connections), writes on the one write thread; see
-    `reviewer.service.threads`. There is deliberately no generic "run this function" method: each use case
+    `reviewer.service.threads`. A replay's figures are computed in one worker process (started on the first
+    replay), so its pure-Python loop never competes with a write for the GIL. There is deliberately no generic "run this function" method: each use case
     the UI has is a method here, so what the UI may do to the database is listed in one file.
     """
 
     def __init__(self, db_path: str | Path) -> None:
         self._threads = DatabaseThreads(db_path)
         self.db_path = self._threads.db_path
+        self._replays = ReplayProcess(self.db_path, ready=self._threads.wait_open)
 
     @property
     def _closed(self) -> bool:
         return self._threads.closed
 
     def close(self) -> None:
-        """Stop the database threads (does not wait for queued calls)."""
+        """Stop the database threads and the replay worker (does not wait for queued calls)."""
+        self._replays.close()
         self._threads.close()
 
     # -- runs ---------------------------------------------------------------------------------------------------
@@ -255,9 +260,10 @@ class ReviewService:
         progress: Callable[[int, int], None] | None = None,
         progress_every: int = 5_000,
     ) -> dict[str, Any]:
-        """The what-if replay of `ref` (on a reader: it can take seconds), then its trial record (a write)."""
-        replay = await self._threads.read(
-            pack_ops.replay_figures,
+        """The what-if replay of `ref` (in the worker process: it can take seconds), then its trial record (a
+        write). `progress(done, total)` is called on a relay thread; blocking in it holds the replay, raising
+        in it stops the replay and the exception reaches the caller."""
+        replay = await self._replays.run(
             ref,
             holdout_share=holdout_share,
             seed=seed,

@@ -74,6 +74,12 @@ class DatabaseThreads:
         with self._readers_lock:
             self._readers.append(db)
 
+    def wait_open(self) -> None:
+        """Block until the write thread has opened (and migrated) the file; raise its error if it failed."""
+        self._opened.wait()
+        if self._open_error is not None:
+            raise self._open_error
+
     def _db(self, local: threading.local) -> Database:
         db = getattr(local, "db", None)
         if db is None:
