@@ -63,7 +63,11 @@ def poison(value: Any, key: str | None = None) -> Any:
 
 def assert_inert(text: str, where: str) -> None:
     found = FORBIDDEN.search(text)
-    assert found is None, (f"{found.group()!r} reached {where}: ...{text[max(0, found.start() - 200) : found.start() + 20]!r}" if found else "")
+    assert found is None, (
+        f"{found.group()!r} reached {where}: ...{text[max(0, found.start() - 200) : found.start() + 20]!r}"
+        if found
+        else ""
+    )
     assert "[red]RED[/red]" in text or "RED" not in text, f"markup was interpreted in {where}"
 
 
