@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
-RECORDINGS = SHARED_RECORDINGS
+RECORDINGS = FIXTURE_RECORDINGS
 RECORDING_KIND = "recording/run"
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _rng = random.Random(20261130)

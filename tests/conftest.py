@@ -11,9 +11,9 @@ from sqlite_utils import Database
 from store.db.connection import open_database
 
 REPO = Path(__file__).resolve().parents[1]
-#: real recordings produced by agentfootprint, copied from the project's shared corpus (with its INDEX.md) so a
-#: clone alone passes the suite; `python3 tools/refresh_fixtures.py` refreshes them from ../shared/recordings
-SHARED_RECORDINGS = REPO / "tests" / "fixtures" / "recordings"
+#: real recordings produced by agentfootprint, kept in the repository (with their INDEX.md) so a clone alone
+#: passes the suite; `python3 tools/refresh_fixtures.py SOURCE` copies a newer corpus in
+FIXTURE_RECORDINGS = REPO / "tests" / "fixtures" / "recordings"
 SAMPLES = REPO / "sample_recordings"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 BASES = ("plain-tool-run.json", "semantics-table-and-chart.json", "window-eviction-dangling-reference.json")
 
@@ -12,7 +12,7 @@ BASES = ("plain-tool-run.json", "semantics-table-and-chart.json", "window-evicti
 def make_copies(folder: Path, count: int, *, prefix: str = "copy") -> list[Path]:
     """`count` recordings whose bytes (and run ids) all differ, cycling through a few real ones."""
     folder.mkdir(parents=True, exist_ok=True)
-    texts = [(SHARED_RECORDINGS / name).read_text() for name in BASES]
+    texts = [(FIXTURE_RECORDINGS / name).read_text() for name in BASES]
     paths = []
     for n in range(count):
         text = texts[n % len(texts)]

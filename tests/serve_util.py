@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.conftest import REPO, SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, REPO
 
-RECORDING = SHARED_RECORDINGS / "evidence-gate-rails-refused.json"
+RECORDING = FIXTURE_RECORDINGS / "evidence-gate-rails-refused.json"
 URL = re.compile(r"http://\S+")
 
 

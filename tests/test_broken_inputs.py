@@ -11,9 +11,9 @@ import pytest
 from sqlite_utils import Database
 
 from store.db.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
-GOOD = SHARED_RECORDINGS / "plain-tool-run.json"
+GOOD = FIXTURE_RECORDINGS / "plain-tool-run.json"
 
 CASES: dict[str, tuple[bytes, str, str]] = {
     # name: (content, expected code, words the reason must contain)
@@ -55,7 +55,7 @@ def test_each_broken_file_is_quarantined_with_its_reason(
 
 
 def test_quarantine_does_not_touch_what_is_stored(db: Database, db_path: Path, tmp_path: Path) -> None:
-    ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     before = db.execute(
         "SELECT count(*), (SELECT count(*) FROM findings), (SELECT count(*) FROM tool_calls) FROM runs"
     ).fetchone()

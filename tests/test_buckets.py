@@ -20,7 +20,7 @@ from reviewer.cli.main import cli
 from store.db.ingest import ingest
 from tests.artifact_fixtures import Scope, make_meta, recording_meta, recording_text
 from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, moto_server, object_key, s3_bucket, ticket
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 PLAIN = "plain-tool-run.json"
 ENVELOPED = "envelope-conversation-turn1.json"
@@ -223,7 +223,7 @@ def test_the_sqlite_default_imports_no_object_store_client(tmp_path: Path) -> No
         "from store.db.connection import open_database\n"
         "from store.db.ingest import ingest\n"
         f"db = open_database({str(tmp_path / 'r.db')!r})\n"
-        f"assert ingest(db, [{str(SHARED_RECORDINGS / PLAIN)!r}]).stored == 1\n"
+        f"assert ingest(db, [{str(FIXTURE_RECORDINGS / PLAIN)!r}]).stored == 1\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore', 'google'))\n"
         "print(loaded)\n"
     )

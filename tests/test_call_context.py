@@ -49,9 +49,9 @@ def test_completeness_and_decisions_are_kept_per_call(db: Database, tmp_path: Pa
 
 def test_real_recordings_declare_no_completeness_and_no_tool_decisions(db: Database) -> None:
     """9.62.0 predates the search declaration's `complete`, and no real run here governs a tool call."""
-    from tests.conftest import SHARED_RECORDINGS
+    from tests.conftest import FIXTURE_RECORDINGS
 
-    assert not ingest(db, [str(SHARED_RECORDINGS)]).quarantined
+    assert not ingest(db, [str(FIXTURE_RECORDINGS)]).quarantined
     calls, complete, decisions = db.execute(
         "SELECT count(*), count(complete), count(decisions) FROM tool_calls"
     ).fetchone()

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli.main import cli
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 RUN_FIELDS = {
     "run_id",
@@ -33,7 +33,7 @@ FINDING_FIELDS = {"id", "run_id", "kind", "codes", "message", "span_text", "plac
 @pytest.fixture
 def ingested(tmp_path: Path) -> Path:
     db = tmp_path / "cli.db"
-    result = CliRunner().invoke(cli, ["ingest", str(SHARED_RECORDINGS), "--db", str(db)])
+    result = CliRunner().invoke(cli, ["ingest", str(FIXTURE_RECORDINGS), "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert "23 stored" in result.output
     return db
@@ -106,7 +106,7 @@ def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"events": [')
     result = CliRunner().invoke(
-        cli, ["ingest", str(bad), str(SHARED_RECORDINGS / "plain-tool-run.json"), "--db", str(db)]
+        cli, ["ingest", str(bad), str(FIXTURE_RECORDINGS / "plain-tool-run.json"), "--db", str(db)]
     )
     assert result.exit_code == 1
     assert "1 stored" in result.output and "1 quarantined" in result.output
@@ -118,7 +118,7 @@ def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:
 def test_ingest_json_summary(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli,
-        ["ingest", str(SHARED_RECORDINGS / "plain-tool-run.json"), "--json", "--db", str(tmp_path / "j.db")],
+        ["ingest", str(FIXTURE_RECORDINGS / "plain-tool-run.json"), "--json", "--db", str(tmp_path / "j.db")],
     )
     assert result.exit_code == 0
     summary = json.loads(result.stdout)
@@ -128,7 +128,7 @@ def test_ingest_json_summary(tmp_path: Path) -> None:
 def test_db_defaults_to_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "env.db"
     monkeypatch.setenv("REVIEWER_DB", str(target))
-    result = CliRunner().invoke(cli, ["ingest", str(SHARED_RECORDINGS / "plain-tool-run.json")])
+    result = CliRunner().invoke(cli, ["ingest", str(FIXTURE_RECORDINGS / "plain-tool-run.json")])
     assert result.exit_code == 0 and target.exists()
 
 

@@ -17,9 +17,9 @@ import pytest
 from store.reading.decode import decode_recording
 from store.reading.delivery import decide_delivery
 from store.reading.extract.walk import CONSUMER_SCOPE, group_runs, short_type
-from tests.conftest import SAMPLES, SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, SAMPLES
 
-FILES = sorted(SHARED_RECORDINGS.glob("*.json"))
+FILES = sorted(FIXTURE_RECORDINGS.glob("*.json"))
 NOTHING = (False, None)
 DRAFTED = (True, "drafted")
 

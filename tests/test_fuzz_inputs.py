@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 BASES = {
-    name: json.loads((SHARED_RECORDINGS / name).read_text())
+    name: json.loads((FIXTURE_RECORDINGS / name).read_text())
     for name in (
         "plain-tool-run.json",
         "unsupported-claim-findings.json",

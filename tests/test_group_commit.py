@@ -12,9 +12,9 @@ from sqlite_utils import Database
 import store.db.ingest as ingest_module
 from store.db.connection import write_lock
 from store.db.ingest import GROUP_FILES, ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
-RECORDINGS = sorted(p for p in SHARED_RECORDINGS.glob("*.json"))
+RECORDINGS = sorted(p for p in FIXTURE_RECORDINGS.glob("*.json"))
 
 
 def _complete(db: Database) -> list[str]:

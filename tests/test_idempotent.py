@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 TABLES = (
     "recordings",
@@ -29,18 +29,18 @@ def _counts(db: Database) -> dict[str, int]:
 
 
 def test_reingest_changes_nothing(db: Database, db_path: Path) -> None:
-    first = ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    first = ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     counts = _counts(db)
-    second = ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
-    assert first.stored == len(list(SHARED_RECORDINGS.glob("*.json")))
+    second = ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
+    assert first.stored == len(list(FIXTURE_RECORDINGS.glob("*.json")))
     assert (second.stored, second.unchanged, second.quarantined) == (0, first.stored, [])
     assert _counts(db) == counts
 
 
 def test_same_bytes_under_another_name_is_one_recording(db: Database, db_path: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.json"
-    shutil.copy(SHARED_RECORDINGS / "plain-tool-run.json", copy)
-    ingest(db, [SHARED_RECORDINGS / "plain-tool-run.json", copy], db_path=str(db_path))
+    shutil.copy(FIXTURE_RECORDINGS / "plain-tool-run.json", copy)
+    ingest(db, [FIXTURE_RECORDINGS / "plain-tool-run.json", copy], db_path=str(db_path))
     assert db.execute("SELECT count(*) FROM recordings").fetchone()[0] == 1
     assert db.execute("SELECT count(*) FROM sources").fetchone()[0] == 2
 
@@ -50,7 +50,7 @@ def test_finding_ids_are_stable_across_fresh_databases(tmp_path: Path) -> None:
     for name in ("a.db", "b.db"):
         path = tmp_path / name
         db = open_database(path)
-        ingest(db, [SHARED_RECORDINGS], db_path=str(path))
+        ingest(db, [FIXTURE_RECORDINGS], db_path=str(path))
         ids.append([r[0] for r in db.execute("SELECT id FROM findings ORDER BY id")])
         db.close()
     assert ids[0] == ids[1] and len(ids[0]) > 10

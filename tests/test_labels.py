@@ -17,12 +17,12 @@ from reviewer.cli.main import cli
 from store import labels
 from store.db.ingest import ingest
 from store.db.reextract import reextract
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 
 @pytest.fixture
 def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     return db
 
 
@@ -112,10 +112,10 @@ def test_reviewer_name_from_environment(
 def test_labels_survive_reingest_and_reextraction(loaded: Database, db_path: Path) -> None:
     fid = _finding(loaded, "evidence-gate")
     labels.label_finding(loaded, fid, "fp", "ann")
-    ingest(loaded, [SHARED_RECORDINGS], db_path=str(db_path))
+    ingest(loaded, [FIXTURE_RECORDINGS], db_path=str(db_path))
     loaded.execute("UPDATE recordings SET extractor_version = 0")  # as after an upgrade of the extractor
     done, failures = reextract(loaded)
-    assert failures == [] and done == len(list(SHARED_RECORDINGS.glob("*.json")))
+    assert failures == [] and done == len(list(FIXTURE_RECORDINGS.glob("*.json")))
     joined = loaded.execute(
         "SELECT f.kind, l.verdict FROM current_labels l JOIN findings f ON f.id = l.target_id"
     ).fetchall()
@@ -233,7 +233,7 @@ def test_merging_an_older_export_never_resurrects_an_older_verdict(
     target = _finding(loaded, "unsupported-claim")
     other_path = tmp_path / "other.db"
     other = open_database(other_path)
-    ingest(other, [SHARED_RECORDINGS], db_path=str(other_path))
+    ingest(other, [FIXTURE_RECORDINGS], db_path=str(other_path))
     stamps = iter(["2026-01-01T10:00:00.000Z", "2026-01-02T10:00:00.000Z"])
     monkeypatch.setattr(labels, "now_iso", lambda: next(stamps))
     labels.label_finding(other, target, "tp", "ann")  # ann's first verdict, on her laptop
@@ -314,7 +314,7 @@ def test_a_changed_recording_of_a_run_is_a_second_version_and_labels_stay_on_the
     from reviewer.ui.screens.run import run_title
     from store.runs import run_header
 
-    original = SHARED_RECORDINGS / "unsupported-claim-findings.json"
+    original = FIXTURE_RECORDINGS / "unsupported-claim-findings.json"
     ingest(db, [original], db_path=str(db_path))
     fid = _finding(db, "unsupported-claim")
     labels.label_finding(db, fid, "tp", "ann")

@@ -12,11 +12,11 @@ import pytest
 from sqlite_utils import Database
 
 from store.db.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
-PLAIN = SHARED_RECORDINGS / "plain-tool-run.json"
-OTHER = SHARED_RECORDINGS / "unsupported-claim-findings.json"
-ENVELOPE = SHARED_RECORDINGS / "envelope-capped-recording-maxEvents-150.json"
+PLAIN = FIXTURE_RECORDINGS / "plain-tool-run.json"
+OTHER = FIXTURE_RECORDINGS / "unsupported-claim-findings.json"
+ENVELOPE = FIXTURE_RECORDINGS / "envelope-capped-recording-maxEvents-150.json"
 #: JavaScript writes 1e20 as this; one past SQLite's largest INTEGER is 2**63.
 BIG = 10**20
 
@@ -105,10 +105,10 @@ def test_a_full_database_is_reported_as_full_not_a_traceback(db: Database, db_pa
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for a few pages: the disk "fills" mid-batch
     with pytest.raises(DatabaseWriteError, match="disk is full"):
-        ingest(db, [SHARED_RECORDINGS], db_path=str(db_path), workers=1)
+        ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path), workers=1)
     db.execute("PRAGMA max_page_count = 1073741823")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    report = ingest(db, [SHARED_RECORDINGS], db_path=str(db_path), workers=1)
+    report = ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path), workers=1)
     assert report.stored + report.unchanged == report.seen - len(report.quarantined) > 0
 
 
@@ -155,7 +155,7 @@ def test_the_wal_is_checkpointed_and_cut_back_during_a_long_ingest(
     def watch(*_: int) -> None:
         sizes.append(wal.stat().st_size if wal.exists() else 0)
 
-    report = ingest(db, [SHARED_RECORDINGS], db_path=str(db_path), workers=1, progress=watch)
+    report = ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path), workers=1, progress=watch)
     assert report.stored > 10
     database = os.path.getsize(db_path)
     assert max(sizes) < 1024 * 1024 < 2 * database, (max(sizes), database)
@@ -213,7 +213,7 @@ def test_symlinks_and_special_files_in_a_folder_are_reported_not_skipped(
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "linked.json").symlink_to(PLAIN)
-    (folder / "linked-folder").symlink_to(SHARED_RECORDINGS, target_is_directory=True)
+    (folder / "linked-folder").symlink_to(FIXTURE_RECORDINGS, target_is_directory=True)
     os.mkfifo(folder / "pipe.json")
     (folder / "real.json").write_bytes(OTHER.read_bytes())
     report = _ingest_or_fail_if_it_hangs(db, db_path, [folder], [folder / "pipe.json"])

@@ -11,12 +11,12 @@ from reviewer.review.evidence import assemble_evidence
 from store import labels
 from store.db.ingest import ingest
 from store.findings import evidence_rows, next_unlabelled, queue_count, queue_page
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 
 @pytest.fixture
 def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     return db
 
 

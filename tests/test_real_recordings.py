@@ -16,10 +16,10 @@ from sqlite_utils import Database
 
 from store.db.ingest import ingest
 from store.runs import get_run, list_runs
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 from tests.test_delivery import received
 
-FILES = sorted(SHARED_RECORDINGS.glob("*.json"))
+FILES = sorted(FIXTURE_RECORDINGS.glob("*.json"))
 
 # Outcomes read from INDEX.md and the files themselves (section 10 of the format doc).
 EXPECTED_OUTCOMES = {
@@ -101,14 +101,14 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> Database:
 
     path = tmp_path_factory.mktemp("real") / "real.db"
     db = open_database(path)
-    report = ingest(db, [SHARED_RECORDINGS], db_path=str(path))
+    report = ingest(db, [FIXTURE_RECORDINGS], db_path=str(path))
     assert report.quarantined == []
     assert report.stored == len(FILES)
     return db
 
 
 def test_the_shared_corpus_is_present() -> None:
-    assert len(FILES) >= 20, f"expected the real recordings at {SHARED_RECORDINGS}"
+    assert len(FILES) >= 20, f"expected the real recordings at {FIXTURE_RECORDINGS}"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.name for f in FILES])
@@ -171,8 +171,8 @@ def test_withheld_answers_are_never_reported_delivered(ingested: Database) -> No
             "SELECT c.source, r.outcome FROM runs r JOIN recordings c ON c.id = r.recording_id"
         ).fetchall()
     )
-    refused = rows[str(SHARED_RECORDINGS / "evidence-gate-rails-refused.json")]
-    denied = rows[str(SHARED_RECORDINGS / "answer-withheld-by-output-middleware.json")]
+    refused = rows[str(FIXTURE_RECORDINGS / "evidence-gate-rails-refused.json")]
+    denied = rows[str(FIXTURE_RECORDINGS / "answer-withheld-by-output-middleware.json")]
     assert (refused, denied) == ("refused", "denied")
     # the text that never reached the person is still kept, as the withheld draft
     answer = ingested.execute("SELECT answer FROM runs WHERE outcome = 'denied'").fetchone()[0]
@@ -236,6 +236,6 @@ def test_identity_from_meta_and_snapshot(ingested: Database) -> None:
 def test_originals_are_kept_byte_for_byte(ingested: Database) -> None:
     from store.recordings import original_bytes
 
-    path = SHARED_RECORDINGS / "plain-tool-run.json"
+    path = FIXTURE_RECORDINGS / "plain-tool-run.json"
     sha = ingested.execute("SELECT sha256 FROM recordings WHERE source = ?", [str(path)]).fetchone()[0]
     assert original_bytes(ingested, sha) == path.read_bytes()

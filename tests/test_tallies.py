@@ -16,7 +16,7 @@ from store.db.writer import delete_extracted
 from store.findings import queue_count, queue_count_at_most, queue_facets
 from store.runs import count_runs, count_runs_at_most, run_facets, run_filters
 from store.tallies import rebuild_tallies
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 
 def _tallies(db: Database) -> dict[tuple[str, str], int]:
@@ -40,7 +40,7 @@ def _scanned_runs(db: Database, **filters: object) -> int:
 
 @pytest.fixture
 def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [SHARED_RECORDINGS], db_path=str(db_path))
+    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     return db
 
 

@@ -22,10 +22,10 @@ from store.db.ingest import ingest
 from store.errors import StoreError
 from store.findings import queue_page, queue_progress
 from store.runs import run_filters
-from tests.conftest import REPO, SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, REPO
 
 RECORDINGS = [
-    SHARED_RECORDINGS / name
+    FIXTURE_RECORDINGS / name
     for name in (
         "answer-withheld-by-output-middleware.json",
         "failed-tool-turn2-of-conversation.json",
@@ -139,7 +139,7 @@ def test_current_label_and_disagreement_agree_everywhere(
     tmp_path: Path, history: list[tuple[str, str]], expected: dict[str, str]
 ) -> None:
     db = open_database(tmp_path / "review.db")
-    ingest(db, [SHARED_RECORDINGS / "unsupported-claim-findings.json"], db_path=str(tmp_path / "review.db"))
+    ingest(db, [FIXTURE_RECORDINGS / "unsupported-claim-findings.json"], db_path=str(tmp_path / "review.db"))
     target = db.execute(
         "SELECT id FROM findings WHERE kind != ? ORDER BY id", [vocab.WITHHELD_ANSWER]
     ).fetchone()[0]

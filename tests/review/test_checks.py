@@ -7,7 +7,7 @@ import json
 import pytest
 
 from reviewer.review.checks import check_state, check_states, checks_summary
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 
 def _row(**counts: int) -> dict:
@@ -35,7 +35,7 @@ def test_each_row_reads_as_one_state(counts: dict, state: str, text: str) -> Non
 
 
 def test_the_dev_posture_recording() -> None:
-    doc = json.loads((SHARED_RECORDINGS / "integrity-dev-posture-disposition.json").read_text())
+    doc = json.loads((FIXTURE_RECORDINGS / "integrity-dev-posture-disposition.json").read_text())
     [payload] = [e["payload"] for e in doc["events"] if e["type"].endswith("integrity.disposition")]
     states = check_states(payload)
     assert [s.state for s in states] == ["ran", "not-applicable", "not-applicable", "not-applicable"]

@@ -15,7 +15,7 @@ from reviewer.service import Settings
 from reviewer.ui.app import ReviewerApp, make_app
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import SAMPLES, SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, SAMPLES
 from tests.ui.recordings import write_tiny_recordings
 
 #: "now" for views that show ages, so snapshots never depend on the clock
@@ -34,7 +34,7 @@ def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tiny = write_tiny_recordings(root / "tiny")
     path = root / "template.db"
     db = open_database(path)
-    report = ingest(db, [str(SHARED_RECORDINGS), *map(str, tiny)], db_path=str(path))
+    report = ingest(db, [str(FIXTURE_RECORDINGS), *map(str, tiny)], db_path=str(path))
     assert not report.quarantined, report.quarantined
     db.close()
     return path

@@ -17,23 +17,23 @@ from textual.widgets import Static
 from store.db.connection import open_database
 from store.db.ingest import ingest
 from store.runs import list_runs
-from tests.conftest import SAMPLES, SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, SAMPLES
 from tests.ui.conftest import SIZE, copy_db, wait_until
 
 FILES = {
-    "raw (real)": SHARED_RECORDINGS / "output-schema-retry-then-contract-unmet.json",
+    "raw (real)": FIXTURE_RECORDINGS / "output-schema-retry-then-contract-unmet.json",
     "raw": SAMPLES / "schema-failed-delivered-raw.json",
     "wrapped up": SAMPLES / "wrapped-up-max-iterations.json",
     "cut short": SAMPLES / "cut-short-max-iterations.json",
     "fallback": SAMPLES / "output-fallback-delivered.json",
-    "refused": SHARED_RECORDINGS / "evidence-gate-rails-refused.json",
-    "denied": SHARED_RECORDINGS / "answer-withheld-by-output-middleware.json",
+    "refused": FIXTURE_RECORDINGS / "evidence-gate-rails-refused.json",
+    "denied": FIXTURE_RECORDINGS / "answer-withheld-by-output-middleware.json",
     "halted": SAMPLES / "halted-by-permission-policy.json",
-    "paused": SHARED_RECORDINGS / "paused-awaiting-human-args-invalid.json",
-    "capped envelope": SHARED_RECORDINGS / "envelope-capped-recording-maxEvents-150.json",
-    "capped bare": SHARED_RECORDINGS / "capped-recording-maxEvents-150.json",
-    "clean": SHARED_RECORDINGS / "plain-tool-run.json",
-    "dangling": SHARED_RECORDINGS / "window-eviction-dangling-reference.json",
+    "paused": FIXTURE_RECORDINGS / "paused-awaiting-human-args-invalid.json",
+    "capped envelope": FIXTURE_RECORDINGS / "envelope-capped-recording-maxEvents-150.json",
+    "capped bare": FIXTURE_RECORDINGS / "capped-recording-maxEvents-150.json",
+    "clean": FIXTURE_RECORDINGS / "plain-tool-run.json",
+    "dangling": FIXTURE_RECORDINGS / "window-eviction-dangling-reference.json",
     "no-read": SAMPLES / "envelope-negative-claim-no-read.json",
 }
 #: written by the fixture: the no-read sample as a capped recorder would keep it (its first 5 events lost)

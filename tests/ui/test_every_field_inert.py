@@ -21,7 +21,7 @@ from reviewer.service import Settings
 from reviewer.ui.app import make_app
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 from tests.ui.conftest import SIZE, wait_until
 from tests.ui.test_app import open_run, runs_loaded
 
@@ -77,7 +77,7 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     paths = []
     for name in RECORDINGS:
         path = folder / name
-        path.write_text(json.dumps(poison(json.loads((SHARED_RECORDINGS / name).read_text()))))
+        path.write_text(json.dumps(poison(json.loads((FIXTURE_RECORDINGS / name).read_text()))))
         paths.append(path)
     db_path = folder / "hostile.db"
     db = open_database(db_path)

@@ -16,7 +16,7 @@ from reviewer.ui.app import make_app
 from reviewer.ui.screens.run import RunScreen
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 from tests.ui.conftest import SIZE
 from tests.ui.test_app import open_run
 
@@ -31,7 +31,7 @@ RUN_ID = "run-1796009999000-1"
 def hostile_recording(path: Path) -> Path:
     """A real recording with hostile text in the prompt, answer, tool result, fact cells and column names,
     and a negative-claim finding whose message carries it too."""
-    doc = json.loads((SHARED_RECORDINGS / "semantics-table-and-chart.json").read_text())
+    doc = json.loads((FIXTURE_RECORDINGS / "semantics-table-and-chart.json").read_text())
     for e in doc["events"]:
         e["meta"]["runId"] = RUN_ID
         t, p = e["type"], e["payload"]

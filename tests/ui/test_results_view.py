@@ -15,7 +15,7 @@ from reviewer.ui.results.chart import SeriesPlot
 from reviewer.ui.results.raw import RawView
 from store.db.ingest import ingest
 from store.runs import get_run
-from tests.conftest import SHARED_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS
 
 TABLE_AND_CHART = "run-1796001963675-1"
 ABSENT_ETC = "run-1796001982991-1"
@@ -28,8 +28,8 @@ def runs(db, db_path):
     ingest(
         db,
         [
-            SHARED_RECORDINGS / "semantics-table-and-chart.json",
-            SHARED_RECORDINGS / "absent-coverage-clarify-ceiling.json",
+            FIXTURE_RECORDINGS / "semantics-table-and-chart.json",
+            FIXTURE_RECORDINGS / "absent-coverage-clarify-ceiling.json",
         ],
         db_path=str(db_path),
         workers=1,
