@@ -537,6 +537,10 @@ from reviewer.cli.pack_commands import pack  # noqa: E402  (the `reviewer pack .
 
 cli.add_command(pack)
 
+from reviewer.cli.watch import watch_cmd  # noqa: E402  (`reviewer watch ...`)
+
+cli.add_command(watch_cmd)
+
 
 def main() -> None:  # pragma: no cover
     cli()
