@@ -329,3 +329,24 @@ def test_watch_refuses_what_is_neither_a_folder_nor_a_bucket(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["watch", str(tmp_path / "nowhere"), "--db", str(tmp_path / "r.db")])
     assert result.exit_code == 2
     assert "not a folder or an s3:// / gs:// URL" in result.output
+
+
+def test_once_reads_what_is_there_and_stops(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from reviewer.cli.main import cli
+
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    for name in (FIRST, SECOND):
+        (folder / name).write_bytes((FIXTURE_RECORDINGS / name).read_bytes())
+    args = ["watch", str(folder), "--db", str(tmp_path / "r.db"), "--once", "--json"]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    lines = [json.loads(line) for line in first.stdout.splitlines()]
+    assert [x.get("batch") for x in lines] == [1, None]
+    assert lines[0]["stored"] == 2 and lines[1]["stopped"] and lines[1]["stored"] == 2
+    again = CliRunner().invoke(cli, args)  # nothing new: everything unchanged, nothing stored
+    assert again.exit_code == 0, again.output
+    summary = json.loads(again.stdout.splitlines()[-1])
+    assert summary["stored"] == 0 and summary["unchanged"] == 2

@@ -89,7 +89,9 @@ def watch_cmd(
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():  # only there can a handler be set
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
 
     def on_batch(report: IngestReport) -> None:
         nonlocal batches
