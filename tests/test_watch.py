@@ -26,7 +26,7 @@ from store.reading import buckets
 from store.recordings import list_quarantine
 from store.watch import _Settling, poll_bucket_once, watch_folder
 from tests.artifact_fixtures import Scope, put_file_artifact, recording_meta, recording_text
-from tests.bucket_servers import moto_server, s3_bucket
+from tests.bucket_servers import gcs_bucket, gcs_emulator, moto_server, s3_bucket
 from tests.conftest import FIXTURE_RECORDINGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,6 +208,17 @@ def test_a_file_artifacts_folder_is_followed_in_process(tmp_path: Path) -> None:
         )
         assert not failure and all(r.stored == 0 for r in reports[batches:])
         assert counts(db_path) == before
+        # A file where only envelopes belong is reported as the walk of the store reports it.
+        stray = store / "notes.json"
+        stray.write_text("{}")
+        wait_for(
+            "the stray file's quarantine", lambda: str(stray) in counts(db_path)["quarantined"] or failure
+        )
+        db = Database(connect(db_path, readonly=True))
+        try:
+            assert [q["code"] for q in list_quarantine(db)] == ["not-an-artifact"]
+        finally:
+            db.close()
     finally:
         stop.set()
         thread.join(TIMEOUT)
@@ -296,6 +307,38 @@ def test_a_bucket_is_polled_newest_first_and_a_repoll_stores_nothing_new(
         assert final["runs"] == 3 and not final["quarantined"]
         poll_bucket_once(db, url, seen, on_batch=reports.append, db_path=str(db_path))
         assert counts(db_path) == final
+    finally:
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def gcs_endpoint() -> Iterator[str]:
+    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
+        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)
+        yield endpoint
+
+
+def test_a_cloud_storage_bucket_is_polled_and_a_repoll_stores_nothing_new(
+    tmp_path: Path, gcs_endpoint: str
+) -> None:
+    bucket = gcs_bucket(gcs_endpoint, "watched-gs")
+    text = recording_text(FIRST)
+    bucket.put_artifact(PREFIX, ANON, recording_meta(text, digest=True), text)
+    url = bucket.url(PREFIX)
+    db_path = tmp_path / "review.db"
+    db = open_database(db_path)
+    seen: dict[str, str] = {}
+    reports: list[IngestReport] = []
+    try:
+        poll_bucket_once(db, url, seen, on_batch=reports.append, db_path=str(db_path))
+        assert [r.stored for r in reports] == [1]
+        after_first = counts(db_path)
+        poll_bucket_once(db, url, seen, on_batch=reports.append, db_path=str(db_path))
+        assert len(reports) == 1 and counts(db_path) == after_first
+        text = recording_text(SECOND)
+        bucket.put_artifact(PREFIX, ANON, recording_meta(text, run_id="run-2", digest=True), text)
+        poll_bucket_once(db, url, seen, on_batch=reports.append, db_path=str(db_path))
+        assert reports[-1].seen == 1 and reports[-1].stored == 1 and counts(db_path)["runs"] == 2
     finally:
         db.close()
 

@@ -83,8 +83,10 @@ def sources_at(
             continue  # gone again (a temporary file renamed into place)
         if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in skip:
             continue
-        store = path.parents[3] if len(parts) >= 4 else None
-        if store is not None and artifacts.is_file_artifact_store(store):
+        # The store it lies in (its envelopes are 4 levels down), looked for from the top as the walk does.
+        stores = (path.parents[k] for k in range(min(len(parts), 4) - 1, -1, -1))
+        store = next((folder for folder in stores if artifacts.is_file_artifact_store(folder)), None)
+        if store is not None:
             yield from artifacts.file_artifact_at(store, path)
         elif _looks_like_input(path.name) and not (
             _is_sqlite_name(path.name) and not artifacts.is_sqlite_artifact_store(path)
