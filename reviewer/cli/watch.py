@@ -76,7 +76,7 @@ def watch_cmd(
 
     Example: reviewer watch s3://fleet-artifacts/artifacts --interval 30 --json
     """
-    from reviewer.cli.main import _report_json
+    from reviewer.cli.main import report_json
 
     bucket = is_bucket_url(source)
     if not bucket and not Path(source).is_dir():
@@ -97,7 +97,7 @@ def watch_cmd(
         nonlocal batches
         batches += 1
         if as_json:
-            _line({"batch": batches, "at": _now(), **_report_json(report)})
+            _line({"batch": batches, "at": _now(), **report_json(report)})
             return
         echo(
             f"{_now()} batch {batches}: {report.seen} input(s): {report.stored} stored ({report.runs} runs, "
