@@ -96,7 +96,7 @@ def ingest_cmd(
     except StoreError as exc:  # disk full, read-only database: one clear line, what was stored is kept
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        print_json(_report_json(report))
+        print_json(report_json(report))
     else:
         _print_summary(report)
     sys.exit(1 if report.quarantined else 0)
@@ -138,7 +138,8 @@ def run_ingest(
         )
 
 
-def _report_json(report: IngestReport) -> dict[str, Any]:
+def report_json(report: IngestReport) -> dict[str, Any]:
+    """What `ingest --json` prints for a report (and each `watch --json` batch line carries)."""
     return {
         "seen": report.seen,
         "stored": report.stored,
@@ -536,6 +537,10 @@ def _launch_app(settings: Settings, ask_reviewer: bool = False) -> None:
 from reviewer.cli.pack_commands import pack  # noqa: E402  (the `reviewer pack ...` group)
 
 cli.add_command(pack)
+
+from reviewer.cli.watch import watch_cmd  # noqa: E402  (`reviewer watch ...`)
+
+cli.add_command(watch_cmd)
 
 
 def main() -> None:  # pragma: no cover

@@ -18,7 +18,7 @@ from reviewer.service import pack_ops
 from reviewer.service.replay_process import ReplayProcess
 from reviewer.service.threads import DatabaseThreads
 from reviewer.service.timeline_rows import TIMELINE_CAP, build_timeline
-from store import findings, labels, runs
+from store import changes, findings, labels, runs
 
 #: Rows per block the runs list reads at a time.
 RUNS_BLOCK = 100
@@ -87,6 +87,16 @@ class ReviewService:
             return total, rows
 
         return await self._threads.read(work)
+
+    async def data_version(self) -> changes.DataVersion:
+        """(newest recording id, runs, findings): three index reads, cheap enough to poll every second or
+        two; when it differs from the last one seen, something was ingested (`reviewer watch`, another
+        process) and the screens read again."""
+        return await self._threads.read(changes.data_version)
+
+    async def runs_since(self, recording: int) -> int:
+        """How many runs came from recordings stored after recording id `recording`."""
+        return await self._threads.read(changes.runs_since, recording)
 
     async def facets(self) -> dict[str, list[str]]:
         """Values offered by the run filters: agents, tenants, finding kinds, phrase-pack versions."""

@@ -12,13 +12,16 @@ from store.db.connection import open_database
 from store.db.ingest import IngestReport, ingest
 from store.db.reextract import reextract
 from store.findings import licensing_runs, list_findings
+from store.reading.buckets import is_bucket_url
 from store.recordings import list_quarantine
 from store.runs import get_run, list_runs, resolve_run
+from store.watch import WatchTotals, watch_bucket, watch_folder
 
 __all__ = [
     "IngestReport",
     "get_run",
     "ingest",
+    "is_bucket_url",
     "labels",
     "licensing_runs",
     "list_findings",
@@ -28,4 +31,7 @@ __all__ = [
     "packs",
     "reextract",
     "resolve_run",
+    "WatchTotals",
+    "watch_bucket",
+    "watch_folder",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from store.changes import DataVersion
 from store.errors import NotFound, StoreError
 from store.packs import StoredPack
 from store.vocab import (
@@ -30,6 +31,7 @@ from store.vocab import (
 __all__ = [
     "CLEARED",
     "DISAGREEMENT",
+    "DataVersion",
     "FINDING_VERDICTS",
     "HALTED",
     "INCOMPLETE",

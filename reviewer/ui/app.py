@@ -13,6 +13,7 @@ from textual.worker import Worker, WorkerState
 
 from reviewer.service import NotFound, ReviewService, Settings
 from reviewer.service.label_export import labels_text
+from reviewer.service.vocabulary import DataVersion
 from reviewer.ui.commands import ReviewerCommands
 from reviewer.ui.keymap import KeymapError, read_keymap
 from reviewer.ui.messages import ApplyRunFilters, OpenRun
@@ -38,6 +39,9 @@ class ReviewerApp(App[None]):
         Binding("ctrl+e", "export_labels('json')", "Export labels", show=False, id="app.export-labels"),
         Binding("z", "toggle_maximize", "Maximize panel", show=False, id="app.maximize"),
     ]
+    #: seconds between two looks at the store's data version (what `reviewer watch` or another ingest adds
+    #: shows up without a restart); each look is three index reads on a reader thread
+    LIVE_POLL_S: ClassVar[float] = 1.5
 
     def __init__(
         self,
@@ -62,6 +66,9 @@ class ReviewerApp(App[None]):
         self.auto_advance = auto_advance
         self._initial_keymap = keymap
         self.sub_title = service.db_path.name
+        #: the store's data version at the last look, and whether a look is in flight
+        self.live_version: DataVersion | None = None
+        self._looking = False
 
     def on_mount(self) -> None:
         if self._initial_keymap is None:
@@ -83,6 +90,7 @@ class ReviewerApp(App[None]):
             except Exception as exc:  # noqa: BLE001 - an unknown theme is reported, the default stays
                 self.notify(str(exc)[:300], title="theme ignored", severity="warning", markup=False)
         self.push_screen(RunsScreen())
+        self.set_interval(self.LIVE_POLL_S, self._look_at_store, name="live")
         if self.ask_reviewer:
             self.push_screen(ReviewerNameScreen(self.reviewer_name), self._set_reviewer)
 
@@ -100,6 +108,31 @@ class ReviewerApp(App[None]):
 
     def on_unmount(self) -> None:
         self.service.close()
+
+    # -- live: new runs and findings without a restart ---------------------------------------------------------
+
+    def _look_at_store(self) -> None:
+        if not self._looking:
+            self._looking = True
+            self.look_at_store()
+
+    @work(group="live", exit_on_error=False)
+    async def look_at_store(self) -> None:
+        """Read the data version; when it changed, tell each open screen that listens (`store_changed`)."""
+        try:
+            version = await self.service.data_version()
+        except Exception as exc:  # noqa: BLE001 - a look that fails (the app closing) is tried at the next tick
+            self.log.warning(f"data version not read: {exc!r}")
+            return
+        finally:
+            self._looking = False
+        if version == self.live_version:
+            return
+        self.live_version = version
+        for screen in list(self.screen_stack):
+            changed = getattr(screen, "store_changed", None)
+            if changed is not None:
+                changed(version)
 
     # -- one place for worker failures ------------------------------------------------------------------------
 

@@ -212,10 +212,24 @@ def ingest(
     With several workers (and `db_path` given), each worker parses, extracts and writes its own recordings,
     one transaction each (BEGIN IMMEDIATE queues the writers); nothing large crosses a process boundary.
     """
+    found = iter_sources(paths, review_db=db_path, endpoint_url=endpoint_url)
+    return ingest_sources(db, found, db_path=db_path, workers=workers, progress=progress)
+
+
+def ingest_sources(
+    db: Database,
+    sources: Iterable[SourceItem | SourceProblem],
+    *,
+    db_path: str | None = None,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+) -> IngestReport:
+    """`ingest`, for sources already enumerated (what `watch` found changed): problems are quarantined,
+    items prepared and written in groups, exactly as `ingest` does."""
     started = time.perf_counter()
     report = IngestReport()
     items: list[SourceItem] = []
-    for found in iter_sources(paths, review_db=db_path, endpoint_url=endpoint_url):
+    for found in sources:
         if isinstance(found, SourceProblem):
             origin, message = as_stored_text(found.origin), as_stored_text(found.message)
             write_quarantine(db, origin, found.code, message)

@@ -148,34 +148,48 @@ def iter_file_artifacts(root: Path) -> Iterator[SourceItem | SourceProblem]:
         if problem is not None:
             yield SourceProblem(str(path), _problem_code(problem), f"{path}: {problem}")
             continue
-        name = path.name
-        stem, dot, suffix = name.rpartition(".")
-        if depth != 4 or not dot or suffix not in ("json", "bin") or not _REF.fullmatch(stem):
-            yield SourceProblem(
-                str(path),
-                "not-an-artifact",
-                f"{path}: not an artifact file (a fileArtifacts store holds only "
-                f"<tenant>/<principal>/<conversation>/art_<22 chars>.json envelopes)",
-            )
-            continue
-        if suffix == "bin":
-            continue  # a streamed payload (read through its envelope) or an orphan of an interrupted put
-        try:
-            fmt, meta, file_size = _envelope_meta(path)
-            _check_format(fmt)
-            kind = _meta_kind(meta)
-        except OSError as exc:
-            yield SourceProblem(str(path), "unreadable", f"{path}: cannot be read ({exc.strerror or exc})")
-            continue
-        except _BadArtifact as exc:
-            yield SourceProblem(str(path), exc.code, f"{path}: {exc.detail}")
-            continue
-        if kind != RECORDING_KIND:
-            continue
-        size = meta.get("bytes")
-        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-            size = file_size
-        yield SourceItem(str(path), "file-artifacts", str(path), None, size)
+        yield from _artifact_file(path, depth)
+
+
+def file_artifact_at(root: Path, path: Path) -> Iterator[SourceItem | SourceProblem]:
+    """What the one file `path` inside the fileArtifacts store `root` holds, as `iter_file_artifacts`
+    would find it (used by `reviewer watch` for a file that changed)."""
+    try:
+        depth = len(Path(path).relative_to(root).parts)
+    except ValueError:
+        return
+    yield from _artifact_file(Path(path), depth)
+
+
+def _artifact_file(path: Path, depth: int) -> Iterator[SourceItem | SourceProblem]:
+    name = path.name
+    stem, dot, suffix = name.rpartition(".")
+    if depth != 4 or not dot or suffix not in ("json", "bin") or not _REF.fullmatch(stem):
+        yield SourceProblem(
+            str(path),
+            "not-an-artifact",
+            f"{path}: not an artifact file (a fileArtifacts store holds only "
+            f"<tenant>/<principal>/<conversation>/art_<22 chars>.json envelopes)",
+        )
+        return
+    if suffix == "bin":
+        return  # a streamed payload (read through its envelope) or an orphan of an interrupted put
+    try:
+        fmt, meta, file_size = _envelope_meta(path)
+        _check_format(fmt)
+        kind = _meta_kind(meta)
+    except OSError as exc:
+        yield SourceProblem(str(path), "unreadable", f"{path}: cannot be read ({exc.strerror or exc})")
+        return
+    except _BadArtifact as exc:
+        yield SourceProblem(str(path), exc.code, f"{path}: {exc.detail}")
+        return
+    if kind != RECORDING_KIND:
+        return
+    size = meta.get("bytes")
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        size = file_size
+    yield SourceItem(str(path), "file-artifacts", str(path), None, size)
 
 
 def _problem_code(problem: str) -> str:

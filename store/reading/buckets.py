@@ -266,24 +266,30 @@ def _iter_s3(url: BucketUrl, endpoint_url: str | None) -> Iterator[SourceItem | 
     listed.sort()
 
     def head(entry: tuple[str, int]) -> SourceItem | SourceProblem | None:
-        key, size = entry
-        origin = url.origin(key)
-        try:
-            try:
-                answer = client.head_object(Bucket=url.bucket, Key=key)
-            except Exception as exc:  # noqa: BLE001
-                raise _failure(origin, "reading the object's metadata", exc) from exc
-            meta = _ticket(origin, answer.get("Metadata"))
-        except RecordingError as exc:
-            return SourceProblem(origin, exc.code, exc.message)
-        if meta["kind"] != RECORDING_KIND:
-            return None
-        return SourceItem(origin, CONTAINERS["s3"], f"s3://{url.bucket}", key, size, endpoint_url)
+        return _s3_item(client, url, entry[0], entry[1], endpoint_url)
 
     with ThreadPoolExecutor(max_workers=_HEAD_THREADS) as pool:
         for found in pool.map(head, listed):
             if found is not None:
                 yield found
+
+
+def _s3_item(
+    client: Any, url: BucketUrl, key: str, size: int, endpoint_url: str | None
+) -> SourceItem | SourceProblem | None:
+    """The item of one listed S3 object (its ticket read by HeadObject); None for another kind."""
+    origin = url.origin(key)
+    try:
+        try:
+            answer = client.head_object(Bucket=url.bucket, Key=key)
+        except Exception as exc:  # noqa: BLE001
+            raise _failure(origin, "reading the object's metadata", exc) from exc
+        meta = _ticket(origin, answer.get("Metadata"))
+    except RecordingError as exc:
+        return SourceProblem(origin, exc.code, exc.message)
+    if meta["kind"] != RECORDING_KIND:
+        return None
+    return SourceItem(origin, CONTAINERS["s3"], f"s3://{url.bucket}", key, size, endpoint_url)
 
 
 def _read_s3(url: BucketUrl, key: str, item: SourceItem) -> bytes:
@@ -321,26 +327,26 @@ def _iter_gcs(url: BucketUrl, endpoint_url: str | None) -> Iterator[SourceItem |
             name = blob.name
             if not isinstance(name, str) or not _is_artifact_key(url, name):
                 continue
-            origin = url.origin(name)
-            try:
-                meta = _ticket(origin, blob.metadata)
-            except RecordingError as exc:
-                found.append(SourceProblem(origin, exc.code, exc.message))
-                continue
-            if meta["kind"] == RECORDING_KIND:
-                found.append(
-                    SourceItem(
-                        origin,
-                        CONTAINERS["gs"],
-                        f"gs://{url.bucket}",
-                        name,
-                        int(blob.size or 0),
-                        endpoint_url,
-                    )
-                )
+            item = _gcs_item(url, name, int(blob.size or 0), blob.metadata, endpoint_url)
+            if item is not None:
+                found.append(item)
     except Exception as exc:  # noqa: BLE001 - any client failure is this listing's problem
         raise _failure(str(url), "listing the bucket", exc) from exc
     yield from sorted(found, key=lambda f: f.origin)
+
+
+def _gcs_item(
+    url: BucketUrl, name: str, size: int, metadata: Any, endpoint_url: str | None
+) -> SourceItem | SourceProblem | None:
+    """The item of one listed Cloud Storage object (the listing carries its ticket); None for another kind."""
+    origin = url.origin(name)
+    try:
+        meta = _ticket(origin, metadata)
+    except RecordingError as exc:
+        return SourceProblem(origin, exc.code, exc.message)
+    if meta["kind"] != RECORDING_KIND:
+        return None
+    return SourceItem(origin, CONTAINERS["gs"], f"gs://{url.bucket}", name, size, endpoint_url)
 
 
 def _read_gcs(url: BucketUrl, key: str, item: SourceItem) -> bytes:
@@ -363,3 +369,77 @@ def _read_gcs(url: BucketUrl, key: str, item: SourceItem) -> bytes:
     _check_size(origin, len(data))
     check_digest(origin, meta.get("digest"), data)
     return data
+
+
+# ─── polling (`reviewer watch s3://...`) ──────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One artifact-shaped object as a listing shows it. `version` (the ETag on S3, the generation on Cloud
+    Storage) changes whenever the object is written again; `modified` is its last-modified time (epoch s)."""
+
+    key: str
+    size: int
+    version: str
+    modified: float
+    metadata: dict[str, Any] | None = None  # Cloud Storage listings carry the ticket; S3's do not
+
+
+def list_objects(raw: str, *, endpoint_url: str | None = None) -> list[Listed]:
+    """Every artifact-shaped object under the URL, newest first (then by key): one listing, no per-object
+    read. RecordingError when the URL is malformed or the bucket cannot be listed."""
+    try:
+        url = parse_bucket_url(raw)
+    except ValueError as exc:
+        raise RecordingError("bad-bucket-url", str(exc)) from exc
+    client = _client(url.scheme, endpoint_url)
+    found: list[Listed] = []
+    try:
+        if url.scheme == "s3":
+            for page in client.get_paginator("list_objects_v2").paginate(
+                Bucket=url.bucket, Prefix=url.list_prefix
+            ):
+                for obj in page.get("Contents", []):
+                    key = obj.get("Key")
+                    if isinstance(key, str) and _is_artifact_key(url, key):
+                        stamp = obj.get("LastModified")
+                        found.append(
+                            Listed(
+                                key,
+                                int(obj.get("Size") or 0),
+                                str(obj.get("ETag") or ""),
+                                stamp.timestamp() if stamp is not None else 0.0,
+                            )
+                        )
+        else:
+            for blob in client.list_blobs(url.bucket, prefix=url.list_prefix):
+                name = blob.name
+                if isinstance(name, str) and _is_artifact_key(url, name):
+                    stamp = blob.updated
+                    found.append(
+                        Listed(
+                            name,
+                            int(blob.size or 0),
+                            str(blob.generation or blob.etag or ""),
+                            stamp.timestamp() if stamp is not None else 0.0,
+                            dict(blob.metadata or {}),
+                        )
+                    )
+    except Exception as exc:  # noqa: BLE001 - any client failure is this listing's problem
+        raise _failure(str(url), "listing the bucket", exc) from exc
+    found.sort(key=lambda o: (-o.modified, o.key))
+    return found
+
+
+def listed_sources(
+    raw: str, listed: list[Listed], *, endpoint_url: str | None = None
+) -> list[tuple[Listed, SourceItem | SourceProblem | None]]:
+    """Each listed object with its source item (None: an artifact of another kind), in the order given."""
+    url = parse_bucket_url(raw)
+    if url.scheme == "gs":
+        return [(o, _gcs_item(url, o.key, o.size, o.metadata, endpoint_url)) for o in listed]
+    client = _client("s3", endpoint_url)
+    with ThreadPoolExecutor(max_workers=_HEAD_THREADS) as pool:
+        items = list(pool.map(lambda o: _s3_item(client, url, o.key, o.size, endpoint_url), listed))
+    return list(zip(listed, items, strict=True))

@@ -57,6 +57,43 @@ def iter_sources(
             yield from _iter_file(path, st.st_size)
 
 
+def sources_at(
+    root: str | os.PathLike[str],
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    review_db: str | os.PathLike[str] | None = None,
+) -> Iterator[SourceItem | SourceProblem]:
+    """The inputs that the changed files `paths` under the watched folder `root` hold, as a walk of `root`
+    would find them: an envelope of a fileArtifacts store (here or in a subfolder) as its artifact, any
+    other file as `iter_sources` reads it. Paths that are gone, hidden, links, not recordings by name, the
+    review database itself, or a streamed `<ref>.bin` payload (read through its envelope) yield nothing."""
+    base = Path(os.path.abspath(root))
+    skip = _database_files(review_db)
+    for raw in sorted({os.path.abspath(p) for p in paths}):
+        path = Path(raw)
+        try:
+            parts = path.relative_to(base).parts
+        except ValueError:
+            continue
+        if not parts or any(part.startswith(".") for part in parts):
+            continue
+        try:
+            st = path.lstat()
+        except OSError:
+            continue  # gone again (a temporary file renamed into place)
+        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in skip:
+            continue
+        # The store it lies in (its envelopes are 4 levels down), looked for from the top as the walk does.
+        stores = (path.parents[k] for k in range(min(len(parts), 4) - 1, -1, -1))
+        store = next((folder for folder in stores if artifacts.is_file_artifact_store(folder)), None)
+        if store is not None:
+            yield from artifacts.file_artifact_at(store, path)
+        elif _looks_like_input(path.name) and not (
+            _is_sqlite_name(path.name) and not artifacts.is_sqlite_artifact_store(path)
+        ):
+            yield from _iter_file(path, st.st_size)
+
+
 def _database_files(review_db: str | os.PathLike[str] | None) -> set[tuple[int, int]]:
     if review_db is None:
         return set()

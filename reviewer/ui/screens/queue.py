@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Header, Select, Static
 
 from reviewer.service import RUNS_BLOCK
+from reviewer.service.vocabulary import DataVersion
 from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.labelling import LabellingScreen
@@ -100,6 +101,8 @@ class QueueScreen(LabellingScreen):
         self._facets_loaded = False
         #: the finding this screen labelled last (what `u` undoes once the cursor has moved on)
         self.last_labelled: str | None = None
+        #: how many findings the store held when the queue was read (new ones are picked up when it grows)
+        self._seen_findings: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -151,6 +154,7 @@ class QueueScreen(LabellingScreen):
 
     @work(exclusive=True, group="queue-load", exit_on_error=False)
     async def load_queue(self, filters: dict[str, Any], focus: str | None = None) -> None:
+        self._seen_findings = (await self.service.data_version()).findings
         first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **filters)
         self.total, self.progress = first["total"], first["progress"]
         self.finding_list.reset(first["total"], first["rows"])
@@ -165,6 +169,35 @@ class QueueScreen(LabellingScreen):
             self.load_facets()
         if focus is not None:
             await self.go_to(focus)
+
+    def store_changed(self, version: DataVersion) -> None:
+        """Findings were stored since the queue was read: take them in, the cursor staying on its finding."""
+        if self._seen_findings is None or version.findings == self._seen_findings or self.total is None:
+            return
+        self.pick_up_new(version.findings)
+
+    @work(exclusive=True, group="queue-live", exit_on_error=False)
+    async def pick_up_new(self, findings: int) -> None:
+        """Read the queue again under the same filters and put the cursor back on the finding it was on (its
+        row in the new order); if the reviewer moved meanwhile, the next look tries again."""
+        before = self._seen_findings
+        self._seen_findings = findings
+        row = self.current_row
+        keep = row["id"] if row else None
+        filters = dict(self.filters)
+        first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **filters)
+        position = None
+        if keep is not None:
+            position = await self.service.queue_position(keep, reviewer=self.reviewer, **filters)
+        now = self.current_row
+        if filters != self.filters or (now["id"] if now else None) != keep:
+            self._seen_findings = before  # moved, or filtered, meanwhile: look again at the next tick
+            return
+        self.total, self.progress = first["total"], first["progress"]
+        at = position if position is not None else self.finding_list.cursor
+        self.finding_list.reset(first["total"], first["rows"], cursor=at)
+        self._show_status()
+        self.load_facets()  # a new finding may bring a new kind, code or tool to filter by
 
     @work(exclusive=True, group="queue-facets", exit_on_error=False)
     async def load_facets(self) -> None:

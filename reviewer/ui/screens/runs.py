@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Header, Input, Select, Static
 
 from reviewer.service import OUTCOMES, RUNS_BLOCK
+from reviewer.service.vocabulary import DataVersion
 from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
@@ -72,6 +73,9 @@ class RunsScreen(BaseScreen):
         self._end_at_most: int | None = None
         self._search_timer: Timer | None = None
         self._facets_loaded = False
+        #: the newest recording id when the list was read, and how many runs have been stored since
+        self._seen_recording: int | None = None
+        self.new_runs = 0
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -106,20 +110,45 @@ class RunsScreen(BaseScreen):
 
     # -- loading ----------------------------------------------------------------------------------------------
 
-    def reload(self) -> None:
-        self.load_runs(dict(self.filters), self.sort)
+    def reload(self, *, keep_cursor: bool = False) -> None:
+        row = self.run_list.row_at(self.run_list.cursor) if keep_cursor else None
+        self.load_runs(dict(self.filters), self.sort, keep=row["run_key"] if row else None)
 
     @work(exclusive=True, group="runs-load", exit_on_error=False)
-    async def load_runs(self, filters: dict[str, Any], sort: str) -> None:
+    async def load_runs(self, filters: dict[str, Any], sort: str, keep: str | None = None) -> None:
+        """Read the list again; with `keep`, the cursor stays on that run when it is in the first block."""
+        version = await self.service.data_version()  # before the rows: a run stored between is counted new
         total, rows = await self.service.first_block(sort=sort, limit=BLOCK, **filters)
         self.total = total
         self._end_at_most = None
-        self.run_list.reset(total, rows)
+        self._seen_recording, self.new_runs = version.recording, 0
+        at = 0
+        if keep is not None:  # beyond the first block the cursor keeps its row number
+            at = next((i for i, r in enumerate(rows) if r["run_key"] == keep), self.run_list.cursor)
+        self.run_list.reset(total, rows, cursor=at)
         self._grow_bounded(0, rows)
         self._show_status()
         if not self._facets_loaded:
             self._facets_loaded = True
             self.load_facets()
+
+    def store_changed(self, version: DataVersion) -> None:
+        """Something was ingested since the list was read: count the new runs (an empty list just reloads;
+        a list with a cursor on it stays as it is until `r`)."""
+        seen = self._seen_recording
+        if seen is None or version.recording <= seen:
+            return
+        if not self.total:
+            self.reload()
+            return
+        self.count_new_runs(seen)
+
+    @work(exclusive=True, group="runs-new", exit_on_error=False)
+    async def count_new_runs(self, since: int) -> None:
+        found = await self.service.runs_since(since)
+        if since == self._seen_recording and found != self.new_runs:
+            self.new_runs = found
+            self._show_status()
 
     @work(exclusive=True, group="runs-facets", exit_on_error=False)
     async def load_facets(self) -> None:
@@ -214,6 +243,12 @@ class RunsScreen(BaseScreen):
                             (inert(str(value)[:60], keep_newlines=False), "cyan"),
                         )
                     )
+        if self.new_runs:
+            status.append("  ·  ", style="dim")
+            status.append(
+                f"{self.new_runs:,} new run{'' if self.new_runs == 1 else 's'} — press r to show",
+                style="bold yellow",
+            )
         self.query_one("#runs-status", Static).update(status)
 
     # -- filters ----------------------------------------------------------------------------------------------
@@ -316,4 +351,7 @@ class RunsScreen(BaseScreen):
         self.set_filters({"sort": self.sort}, replace=True)
 
     def action_reload(self) -> None:
-        self.reload()
+        """Read the list again (new runs, and new agents and kinds in the filters), the cursor staying on the
+        run it is on."""
+        self._facets_loaded = False
+        self.reload(keep_cursor=True)

@@ -145,8 +145,9 @@ class RunList(CursorList):
 
     # -- data from the screen -------------------------------------------------------------------------------
 
-    def reset(self, total: int, first: list[dict[str, Any]]) -> int:
-        """Start over with `total` rows and the first block. Returns the new generation."""
+    def reset(self, total: int, first: list[dict[str, Any]], *, cursor: int = 0) -> int:
+        """Start over with `total` rows and the first block, the cursor at row `cursor` (kept in view).
+        Returns the new generation."""
         self.generation += 1
         self._blocks.clear()
         self._pending.clear()
@@ -154,7 +155,9 @@ class RunList(CursorList):
             self._blocks[0] = first
         self.loaded = True
         self.empty_text = Text(self.EMPTY_MATCH, style="dim italic")
-        self.set_row_count(total)
+        self.set_row_count(total, cursor=cursor)
+        if self.cursor:
+            self.scroll_cursor_visible()
         return self.generation
 
     def set_block(self, generation: int, block: int, rows: list[dict[str, Any]]) -> None:
