@@ -19,6 +19,7 @@ from reviewer.ui.messages import ApplyRunFilters, OpenRun
 from reviewer.ui.run_commands import RunJumpCommands
 from reviewer.ui.screens.help import HelpScreen
 from reviewer.ui.screens.modals import ReviewerNameScreen
+from reviewer.ui.screens.quarantine import QuarantineScreen
 from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
@@ -208,6 +209,11 @@ class ReviewerApp(App[None]):
             # a scrolling container that has the focus is a panel too: the one with a border title
             panels = [w for w in (focused, *focused.ancestors) if isinstance(w, Widget) and w.border_title]
             screen.maximized = panels[0] if panels else focused
+
+    def action_open_quarantine(self) -> None:
+        """The inputs that could not be ingested, each with its reason (the one already open, if any)."""
+        if not any(isinstance(s, QuarantineScreen) for s in self.screen_stack):
+            self.push_screen(QuarantineScreen())
 
     def action_open_stats(self) -> None:
         if not isinstance(self.screen, StatsScreen):
