@@ -181,18 +181,16 @@ class ReviewerApp(App[None]):
 
     @work(exclusive=True, group="export-labels", exit_on_error=False)
     async def action_export_labels(self, fmt: str = "json") -> None:
-        """Every label with its finding, delivered as a download (a file in the terminal, a browser download
-        when served), in the same format as `reviewer labels --json/--csv`."""
+        """Every label with its finding, in the same format as `reviewer labels --json/--csv`: a browser
+        download when served, in a terminal a file at the path the reviewer gives (`exporting.deliver_export`)."""
         from reviewer.ui.exporting import deliver_export
 
         rows = await self.service.export_labels()
         text = labels_text(rows, fmt)
         mime = "text/csv" if fmt == "csv" else "application/json"
-        name = await deliver_export(self, text, f"labels.{fmt}", mime)
-        if name is None:
-            self.notify("not exported: the existing file was kept", markup=False)
-            return
-        self.notify(f"{len(rows)} label row(s) exported as {name}")
+        where = await deliver_export(self, text, f"labels.{fmt}", mime)
+        if where is not None:
+            self.notify(f"{len(rows)} label row(s) exported {where}", markup=False)
 
     def action_toggle_maximize(self) -> None:
         """Maximize the panel that has the focus (Textual's `Screen.maximize`; with no focus, the screen's
