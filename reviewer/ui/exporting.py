@@ -116,6 +116,11 @@ class ReplaceBar(InlinePrompt):
     def on_unmount(self) -> None:
         _gone(self)
 
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While it asks, a printable key is an answer or nothing: never a key of the screen behind (a label
+        key, `q` for the queue)."""
+        return character is not None and character.isprintable()
+
     def action_answer(self, answer: str) -> None:
         self.finish(answer)
 

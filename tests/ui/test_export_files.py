@@ -100,6 +100,10 @@ async def test_an_existing_file_is_replaced_only_after_yes(app_factory, cwd: Pat
         await pilot.press("enter")  # the default: the existing file
         await wait_until(pilot, lambda: bool(app.screen.query(ReplaceBar)))
         assert isinstance(app.screen, RunsScreen)
+        await pilot.press("q", "w")  # the screen's keys (queue, a filter) wait while the question is open
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen) and app.screen.filters == {}
+        assert app.screen.query(ReplaceBar)
         await pilot.press("n")
         await wait_until(pilot, lambda: any("was kept as it was" in m for m in _messages(app)))
         assert existing.read_text(encoding="utf-8") == "keep me"
