@@ -38,9 +38,16 @@ def runs_of_source(db: Database, source: str) -> dict[str, Any]:
     return {"events": rec[1], "bytes": rec[2], "keys": keys}
 
 
-def list_quarantine(db: Database) -> list[dict[str, Any]]:
-    """Every quarantined input with its reason, by path."""
-    return fetch_rows(
-        db,
-        "SELECT path, code, reason, sha256, first_seen, last_seen, times FROM quarantine ORDER BY path, code",
+def list_quarantine(db: Database, limit: int | None = None) -> list[dict[str, Any]]:
+    """Every quarantined input with its reason, by path (the first `limit` of them when given)."""
+    sql = (
+        "SELECT path, code, reason, sha256, first_seen, last_seen, times FROM quarantine ORDER BY path, code"
     )
+    if limit is None:
+        return fetch_rows(db, sql)
+    return fetch_rows(db, sql + " LIMIT ?", [max(0, int(limit))])
+
+
+def count_quarantine(db: Database) -> int:
+    """How many inputs are quarantined (one per path and reason code)."""
+    return int(db.execute("SELECT COUNT(*) FROM quarantine").fetchone()[0])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, cast
@@ -227,25 +227,12 @@ class PhrasePack:
     def from_json_obj(
         cls, obj: object, *, name: str = "imported", parent_hash: str | None = None
     ) -> PhrasePack:
-        """Accept `{prose, phrases: {none, complete}}` or a bare `{none, complete}`; refuse the rest."""
-        if not isinstance(obj, Mapping):
-            raise PackFormatError(f"a phrase pack must be a JSON object, not {type(obj).__name__}")
-        inner: object = obj.get("phrases", obj)
-        if not isinstance(inner, Mapping):
-            raise PackFormatError("'phrases' must be an object with 'none' and/or 'complete' lists")
-        unknown = sorted(str(k) for k in inner if k not in LIST_NAMES)
-        if unknown or not inner:
-            raise PackFormatError(
-                "expected {'prose': true, 'phrases': {'none': [...], 'complete': [...]}} or the bare "
-                f"{{'none': [...], 'complete': [...]}}; found keys {unknown or sorted(str(k) for k in obj)}"
-            )
-        lists: dict[str, tuple[str, ...]] = {}
-        for list_name in LIST_NAMES:
-            value = inner.get(list_name, [])
-            if not isinstance(value, list):
-                raise PackFormatError(f"'{list_name}' must be a list of strings")
-            lists[list_name] = tuple(value)
-        return cls(name, lists["none"], lists["complete"], parent_hash)
+        """Accept `{prose, phrases: {none, complete}}` or a bare `{none, complete}`; refuse the rest, naming
+        the place of each problem (`phrases.none[3]: ...`: the pydantic model in `pack_file`)."""
+        from reviewer.review.pack_file import read_pack_object
+
+        lists = read_pack_object(obj)
+        return cls(name, tuple(lists.none), tuple(lists.complete), parent_hash)
 
     def to_typescript(self, const_name: str = "phrases") -> str:
         """A snippet to paste into code (see `ts_export`); a bad const name raises ConstNameError."""

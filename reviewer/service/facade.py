@@ -18,10 +18,12 @@ from reviewer.service import pack_ops
 from reviewer.service.replay_process import ReplayProcess
 from reviewer.service.threads import DatabaseThreads
 from reviewer.service.timeline_rows import TIMELINE_CAP, build_timeline
-from store import changes, findings, labels, runs
+from store import changes, findings, labels, recordings, runs
 
 #: Rows per block the runs list reads at a time.
 RUNS_BLOCK = 100
+#: Most quarantine rows the app lists at once (the count says how many there are in all).
+QUARANTINE_LIMIT = 5_000
 #: Queue filter names the service passes to `store.findings` (anything else is dropped).
 QUEUE_FILTERS = ("kind", "code", "tool", "pack_version", "state", "run_key")
 
@@ -105,6 +107,24 @@ class ReviewService:
     async def resolve_run(self, ident: str) -> str:
         """A run key from a run key or run id (raises `store.errors.NotFound`)."""
         return await self._threads.read(runs.resolve_run, ident)
+
+    # -- quarantine ---------------------------------------------------------------------------------------------
+
+    async def quarantine_count(self) -> int:
+        """How many inputs could not be ingested (what the runs screen shows while any exist)."""
+        return await self._threads.read(recordings.count_quarantine)
+
+    async def quarantine(self, limit: int = QUARANTINE_LIMIT) -> dict[str, Any]:
+        """`{total, rows}`: the quarantined inputs (`reviewer quarantine --json` rows, by path), the first
+        `limit` of them, and how many there are in all, in one trip to a reader thread."""
+
+        def work(db: Database) -> dict[str, Any]:
+            return {
+                "total": recordings.count_quarantine(db),
+                "rows": recordings.list_quarantine(db, limit=limit),
+            }
+
+        return await self._threads.read(work)
 
     # -- one run ------------------------------------------------------------------------------------------------
 

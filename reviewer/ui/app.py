@@ -20,6 +20,7 @@ from reviewer.ui.messages import ApplyRunFilters, OpenRun
 from reviewer.ui.run_commands import RunJumpCommands
 from reviewer.ui.screens.help import HelpScreen
 from reviewer.ui.screens.modals import ReviewerNameScreen
+from reviewer.ui.screens.quarantine import QuarantineScreen
 from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
@@ -213,18 +214,16 @@ class ReviewerApp(App[None]):
 
     @work(exclusive=True, group="export-labels", exit_on_error=False)
     async def action_export_labels(self, fmt: str = "json") -> None:
-        """Every label with its finding, delivered as a download (a file in the terminal, a browser download
-        when served), in the same format as `reviewer labels --json/--csv`."""
+        """Every label with its finding, in the same format as `reviewer labels --json/--csv`: a browser
+        download when served, in a terminal a file at the path the reviewer gives (`exporting.deliver_export`)."""
         from reviewer.ui.exporting import deliver_export
 
         rows = await self.service.export_labels()
         text = labels_text(rows, fmt)
         mime = "text/csv" if fmt == "csv" else "application/json"
-        name = await deliver_export(self, text, f"labels.{fmt}", mime)
-        if name is None:
-            self.notify("not exported: the existing file was kept", markup=False)
-            return
-        self.notify(f"{len(rows)} label row(s) exported as {name}")
+        where = await deliver_export(self, text, f"labels.{fmt}", mime)
+        if where is not None:
+            self.notify(f"{len(rows)} label row(s) exported {where}", markup=False)
 
     def action_toggle_maximize(self) -> None:
         """Maximize the panel that has the focus (Textual's `Screen.maximize`; with no focus, the screen's
@@ -241,6 +240,11 @@ class ReviewerApp(App[None]):
             # a scrolling container that has the focus is a panel too: the one with a border title
             panels = [w for w in (focused, *focused.ancestors) if isinstance(w, Widget) and w.border_title]
             screen.maximized = panels[0] if panels else focused
+
+    def action_open_quarantine(self) -> None:
+        """The inputs that could not be ingested, each with its reason (the one already open, if any)."""
+        if not any(isinstance(s, QuarantineScreen) for s in self.screen_stack):
+            self.push_screen(QuarantineScreen())
 
     def action_open_stats(self) -> None:
         if not isinstance(self.screen, StatsScreen):

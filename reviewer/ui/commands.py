@@ -69,6 +69,11 @@ class ReviewerCommands(Provider):
                 "Labels per kind and state; Cohen's kappa per reviewer pair",
             ),
             (
+                "Quarantined inputs",
+                app.action_open_quarantine,
+                "Inputs that could not be ingested, each with its reason (reviewer quarantine)",
+            ),
+            (
                 "Phrase packs",
                 app.action_open_packs,
                 "Curate phrase packs from labels, with the what-if replay",

@@ -1,4 +1,4 @@
-"""Label exports from the app go through App.deliver_text (a download when served in a browser), in the
+"""Label exports from the app served in a browser go through App.deliver_text (a download), in the
 same format as `reviewer labels --json/--csv`."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ async def test_export_labels_is_delivered_not_written(app_factory, ui_db: Path, 
         delivered.append({"text": stream.read(), "name": save_filename, "mime": mime_type})
 
     monkeypatch.setattr(app, "deliver_text", fake_deliver)
+    monkeypatch.setattr(type(app), "is_web", property(lambda _self: True))  # served in a browser
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+e")
         await wait_until(pilot, lambda: len(delivered) == 1)

@@ -72,3 +72,66 @@ def test_a_bad_keymap_entry_is_named_in_the_error(tmp_path: Path, body: str) -> 
     found = read_keymap(path)
     assert found.bindings == {"list.up": "k"}
     assert len(found.problems) == 1 and "list.down" in found.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ('"list.down" = 3', "k.toml:3: 'list.down', field keys: must be a key string"),
+        ('"list.down" = ["j", 4]', "k.toml:3: 'list.down', field keys[1]: must be a key string such as"),
+        ('"list.down" = []', "k.toml:3: 'list.down', field keys: must name at least one key"),
+        (
+            '"list.down" = "ctrl+ n"',
+            "k.toml:3: 'list.down', field keys[0]: has a space or a control character",
+        ),
+        ('"list down!" = "n"', "k.toml:3: 'list down!', field binding_id: is not a binding id"),
+        ('"list.down" = "' + "x" * 50 + '"', "field keys[0]: is 50 characters long"),
+    ],
+)
+@pytest.mark.parametrize("table", ["", "[keymap]\n"])
+def test_each_entry_is_validated_and_the_message_names_the_line_and_the_field(
+    tmp_path: Path, line: str, named: str, table: str
+) -> None:
+    """Every entry goes through the pydantic `KeymapEntry` (issue #14 section 4): the one bad line is reported
+    with its line number, its binding id and the field, and every other line still applies."""
+    path = tmp_path / "k.toml"
+    head = table or "# my keys\n"
+    path.write_text(f'{head}"list.up" = "k"\n{line}\nlabel.tp = ["y", "Y"]\n', encoding="utf-8")
+    found = read_keymap(path)
+    assert found.bindings == {"list.up": "k", "label.tp": "y,Y"}
+    [problem] = found.problems
+    assert named in problem and problem.endswith("(left out)")
+
+
+def test_the_line_is_named_under_a_table_header_and_in_a_file_that_is_not_toml(tmp_path: Path) -> None:
+    path = tmp_path / "k.toml"
+    path.write_text('[label]\ntp = "y"\nfp = 2\n[run]\nnext-finding = "n"\n', encoding="utf-8")
+    found = read_keymap(path)
+    assert found.bindings == {"label.tp": "y", "run.next-finding": "n"}
+    assert found.problems == [
+        f'{path}:3: \'label.fp\', field keys: must be a key string such as "j" or "ctrl+n", or a list of '
+        "them, not a number (left out)"
+    ]
+    path.write_text('label.tp = "y"\nnot = = toml\n"list.up" = 5\n', encoding="utf-8")
+    found = read_keymap(path)
+    assert found.bindings == {"label.tp": "y"}
+    assert [p.split(": ", 1)[0] for p in found.problems] == [f"{path}:2", f"{path}:3"]
+    assert "field keys" in found.problems[1]
+
+
+async def test_the_app_reports_the_bad_line_and_applies_the_rest(
+    app_factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.ui.conftest import SIZE, runs_screen_ready, wait_until
+
+    path = tmp_path / "keys.toml"
+    path.write_text('"runs.queue" = ["Q", 9]\n"runs.packs" = "P"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(path))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await runs_screen_ready(pilot)
+        await wait_until(pilot, lambda: any("field keys[1]" in str(n.message) for n in app._notifications))
+        [note] = [n for n in app._notifications if "field keys[1]" in str(n.message)]
+        assert f"{path}:1: 'runs.queue'" in str(note.message) and note.title == "keymap line ignored"
+        await pilot.press("P")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "PacksScreen")

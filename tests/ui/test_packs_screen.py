@@ -26,6 +26,11 @@ class Host(App[None]):
     def on_mount(self) -> None:
         self.push_screen(self.screen_under_test)
 
+    @property
+    def is_web(self) -> bool:
+        """Served in a browser: exports are downloads (a terminal asks for a path: test_export_files.py)."""
+        return True
+
     def deliver_text(self, path_or_file: Any, **kw: Any) -> str | None:  # type: ignore[override]
         self.delivered.append(
             (path_or_file.read() if isinstance(path_or_file, io.StringIO) else str(path_or_file), kw)

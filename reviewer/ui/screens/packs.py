@@ -444,7 +444,7 @@ class PacksScreen(Screen[None]):
         self.reload(replay=True)
 
     def action_export(self, kind: str) -> None:
-        """Deliver the pack as JSON or TypeScript through `App.deliver_text` (works in a browser too)."""
+        """The pack as JSON or TypeScript: a browser download when served, else a file where the reviewer says."""
         stored = self.stored
         if stored is None:
             self.notify("no pack to export yet", severity="warning", markup=False)
@@ -458,11 +458,9 @@ class PacksScreen(Screen[None]):
         text = export_text(stored, ts=ts)
         filename = f"{stored.name}-v{stored.version}.{'ts' if ts else 'json'}"
         mime = "text/typescript" if ts else "application/json"
-        name = await deliver_export(self.app, text, filename, mime)
-        if name is None:
-            self.notify("not exported: the existing file was kept", markup=False)
-            return
-        self.notify(f"exported {to_domain(stored).short_hash} as {name}", markup=False)
+        where = await deliver_export(self.app, text, filename, mime)
+        if where is not None:
+            self.notify(f"exported {to_domain(stored).short_hash} {where}", markup=False)
 
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 1:

@@ -58,6 +58,7 @@ class RunsScreen(BaseScreen):
         Binding("r", "reload", "Reload", show=False, id="runs.reload"),
         Binding("q", "app.open_queue", "Findings queue", id="runs.queue"),
         Binding("p", "app.open_packs", "Phrase packs", id="runs.packs"),
+        Binding("K", "open_quarantine", "Quarantine", id="runs.quarantine"),
     ]
     HELP: ClassVar[str] = (
         "Every run in the database. ⊘ in red: the person received nothing (withheld, refused, denied, "
@@ -76,6 +77,8 @@ class RunsScreen(BaseScreen):
         #: the newest recording id when the list was read, and how many runs have been stored since
         self._seen_recording: int | None = None
         self.new_runs = 0
+        #: inputs that could not be ingested (None: not read yet); the count and its key show while any exist
+        self.quarantined: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -95,7 +98,9 @@ class RunsScreen(BaseScreen):
             )
             yield Checkbox("findings", id="f-has-findings", compact=True)
             yield Checkbox("no answer", id="f-undelivered", compact=True)
-        yield Static(Text("loading…", style="dim"), id="runs-status")
+        with Horizontal(id="runs-status-bar"):
+            yield Static(Text("loading…", style="dim"), id="runs-status")
+            yield Static(Text(""), id="runs-quarantined")
         yield Static(header_text(), id="runs-columns")
         yield RunList(id="runs")
         yield FittingFooter()
@@ -113,6 +118,35 @@ class RunsScreen(BaseScreen):
     def reload(self, *, keep_cursor: bool = False) -> None:
         row = self.run_list.row_at(self.run_list.cursor) if keep_cursor else None
         self.load_runs(dict(self.filters), self.sort, keep=row["run_key"] if row else None)
+        self.load_quarantine_count()
+
+    @work(exclusive=True, group="runs-quarantine", exit_on_error=False)
+    async def load_quarantine_count(self) -> None:
+        self.quarantined = await self.service.quarantine_count()
+        self._show_quarantined()
+        self.refresh_bindings()
+
+    def _show_quarantined(self) -> None:
+        """ "8 quarantined — press K" while anything is quarantined (the key as the keymap has it)."""
+        widget = self.query_one("#runs-quarantined", Static)
+        count = self.quarantined or 0
+        widget.display = count > 0
+        if count:
+            widget.update(
+                Text.assemble(
+                    (f"{count_text(count)} quarantined", "bold yellow"),
+                    (" — press ", "dim"),
+                    (self.quarantine_key(), "bold"),
+                )
+            )
+
+    def quarantine_key(self) -> str:
+        """The key that opens the quarantine, after the user's keymap ("K" by default)."""
+        bindings = self._bindings.copy()
+        if self.app._keymap:  # noqa: SLF001 - the keymap the app applied (as the help screen reads it)
+            bindings.apply_keymap(self.app._keymap)  # noqa: SLF001
+        keys = [b for _k, b in bindings if b.id == "runs.quarantine"]
+        return ", ".join(dict.fromkeys(self.app.get_key_display(b) for b in keys)) or "ctrl+p → Quarantine"
 
     @work(exclusive=True, group="runs-load", exit_on_error=False)
     async def load_runs(self, filters: dict[str, Any], sort: str, keep: str | None = None) -> None:
@@ -355,3 +389,13 @@ class RunsScreen(BaseScreen):
         run it is on."""
         self._facets_loaded = False
         self.reload(keep_cursor=True)
+
+    def action_open_quarantine(self) -> None:
+        self.app.action_open_quarantine()  # type: ignore[attr-defined]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The quarantine key is offered (footer, key) only while something is quarantined; the palette's
+        "Quarantined inputs" opens the screen whatever the count."""
+        if action == "open_quarantine":
+            return bool(self.quarantined)
+        return super().check_action(action, parameters)
