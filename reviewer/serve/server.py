@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import aiohttp_jinja2
@@ -20,6 +21,17 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 #: served without the token: the page's own assets (fonts, script, stylesheet), which hold nothing private
 PUBLIC_PREFIX = "/static/"
+#: our page (textual-serve's, with its fonts from this server) and our assets, beside textual-serve's
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+STATIC_PREFIX = "/static/reviewer"
+#: the characters the page draws with an emoji font (the system's, else the bundled Symbola subset)
+EMOJI_RANGE = (
+    "U+203C, U+2049, U+2122, U+2139, U+2194-2199, U+21A9-21AA, U+231A-231B, U+2328, U+23CF, U+23E9-23FA, "
+    "U+24C2, U+25AA-25AB, U+25B6, U+25C0, U+25FB-25FE, U+2600-27BF, U+2934-2935, U+2B05-2B07, U+2B1B-2B1C, "
+    "U+2B50, U+2B55, U+3030, U+303D, U+3297, U+3299, U+1F000-1FAFF"
+)
 HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
@@ -47,12 +59,13 @@ class GuardedServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._check])
-        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(TEMPLATES))
         app.add_routes(
             [
                 web.get("/", self.handle_index, name="index"),
                 web.get("/ws", self.handle_websocket, name="websocket"),
                 web.get("/download/{key}", self.handle_download, name="download"),
+                web.static(STATIC_PREFIX, STATIC, show_index=False, name="reviewer-static"),
                 web.static("/static", self.statics_path, show_index=False, name="static"),
             ]
         )
@@ -114,6 +127,8 @@ class GuardedServer(Server):
             "font_size": max(6, min(font_size, 48)),
             "app_websocket_url": f"ws://{host}/ws",
             "config": {"static": {"url": f"http://{host}/static/"}},
+            "reviewer_static": f"http://{host}{STATIC_PREFIX}/",
+            "emoji_range": EMOJI_RANGE,
             "application": {"name": self.title},
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)

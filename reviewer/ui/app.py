@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.filter import LineFilter
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
@@ -25,6 +27,7 @@ from reviewer.ui.screens.queue import QueueScreen
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.screens.runs import RunsScreen
 from reviewer.ui.screens.stats import StatsScreen
+from reviewer.ui.widgets.safe import AgreedCells
 
 
 class ReviewerApp(App[None]):
@@ -70,6 +73,14 @@ class ReviewerApp(App[None]):
         #: the store's data version at the last look, and whether a look is in flight
         self.live_version: DataVersion | None = None
         self._looking = False
+
+    #: one for every app: it keeps no state
+    _AGREED_CELLS = AgreedCells()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then emoji sequences spelled so that every terminal gives them Rich's width (see
+        `agreed_cells`): a row with "🛰️" keeps its borders in line in a terminal and in the browser."""
+        return [*super().get_line_filters(), self._AGREED_CELLS]
 
     def on_mount(self) -> None:
         if self._initial_keymap is None:

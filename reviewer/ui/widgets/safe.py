@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
+from rich.cells import cell_len
+from rich.segment import Segment
 from rich.text import Text
+from textual.color import Color
+from textual.filter import LineFilter
 
 from reviewer.review.inert import inert
 
@@ -93,3 +98,44 @@ def human_size(chars: int | None) -> str:
     if chars < 1_000_000:
         return f"{chars / 1_000:.1f} k"
     return f"{chars / 1_000_000:.1f} M"
+
+
+# -- one width for every terminal -------------------------------------------------------------------------------
+
+#: an emoji presentation selector (VS16) and what it belongs to (a base character and an optional keycap mark)
+_VS16 = re.compile("(.)\ufe0f(\u20e3?)", re.DOTALL)
+#: a text presentation selector (VS15) and the skin-tone modifiers: zero cells for Rich, not for every terminal
+_DROPPED = re.compile("[\ufe0e\U0001f3fb-\U0001f3ff]")
+
+
+def agreed_cells(text: str) -> str:
+    """`text` as drawn on the screen: the same characters, spelled so that a terminal that counts cells code
+    point by code point (xterm.js in the browser, tmux, most terminals) and one that counts grapheme clusters
+    (Rich, which lays out the screen) give it the same width.
+
+    An emoji presentation sequence such as "🛰️" (U+1F6F0 and VS16) is 2 cells to Rich but 1 to a terminal that
+    ignores the selector, which pulls every border after it one column left. The selector is dropped and the
+    cell it asked for is kept as a space after the emoji ("🛰" + " "), so the glyph has its two cells and every
+    count agrees. Text selectors (VS15) and skin-tone modifiers, zero cells to Rich but not to terminals, are
+    dropped. Nothing else changes, and when the result would not keep Rich's width the text is returned as is.
+    """
+    if text.isascii() or not (_DROPPED.search(text) or "\ufe0f" in text):
+        return text
+
+    def pad(match: re.Match[str]) -> str:
+        base, mark = match.group(1), match.group(2)
+        kept = base + mark
+        return kept + " " * max(0, cell_len(match.group(0)) - cell_len(kept))
+
+    shown = _VS16.sub(pad, _DROPPED.sub("", text)).replace("\ufe0f", "")
+    return shown if cell_len(shown) == cell_len(text) else text
+
+
+class AgreedCells(LineFilter):
+    """The app's screen line filter: every segment's text through `agreed_cells` (styles and widths kept)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [
+            Segment(agreed_cells(seg.text), seg.style, seg.control) if not seg.control else seg
+            for seg in segments
+        ]

@@ -1,0 +1,154 @@
+"""The served page works offline: it names no host but the server's own, its fonts (Roboto Mono and an emoji
+font) come from the server, and in Chromium, with every other host made unreachable, no request leaves the
+machine and a run whose row holds "🛰️" is drawn with the emoji's glyph (not an empty box)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from store.db.connection import open_database
+from store.db.ingest import ingest
+from tests.serve_util import Served, serving
+from tests.test_serve_e2e import CAPTURE, CHROMIUM, _browser_available, _wait_for, in_ci
+from tests.wide_recordings import WIDE_RUN, write_wide_recording
+
+pytestmark = [pytest.mark.slow]
+LOCAL = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+@pytest.fixture
+def served_wide(tmp_path: Path) -> Iterator[Served]:
+    """`reviewer serve` on a database whose one run has emoji, CJK and accents in its agent and answer."""
+    db_path = tmp_path / "served.db"
+    db = open_database(db_path)
+    report = ingest(db, [str(write_wide_recording(tmp_path / "in"))], db_path=str(db_path))
+    assert not report.quarantined
+    db.close()
+    with serving(tmp_path, ["--reviewer", "offline"], ingest=False) as s:
+        yield s
+
+
+def _fetch(url: str, token: str | None) -> tuple[int, str, bytes]:
+    request = urllib.request.Request(
+        url, headers={"Cookie": f"footprint-reviewer-token-{urlsplit(url).port}={token}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - a loopback test server
+        return response.status, response.headers.get("Content-Type", ""), response.read()
+
+
+def test_the_page_names_only_its_own_server_and_serves_its_fonts(served_wide: Served) -> None:
+    """Without a browser: every address in the page is this server's, and the fonts it names are there."""
+    status, _, body = _fetch(served_wide.base + "/", served_wide.token)
+    page = body.decode()
+    assert status == 200 and "textual-terminal" in page
+    addresses = re.findall(r"""(?:href|src)\s*=\s*["']([^"']+)["']|url\(\s*["']?([^"')]+)""", page)
+    urls = [a or b for a, b in addresses]
+    assert urls, "the page names no asset"
+    for url in urls:
+        parts = urlsplit(url)
+        assert parts.scheme in ("http", "ws", "") and (parts.hostname or "127.0.0.1") in LOCAL, url
+    assert "googleapis" not in page and "https://" not in page
+    fonts = [u for u in urls if u.endswith((".ttf", ".woff"))]
+    assert any("RobotoMono" in u for u in fonts) and any("emoji" in u for u in fonts), fonts
+    for url in fonts:
+        status, kind, data = _fetch(url, None)  # the page's assets need no token
+        assert status == 200 and len(data) > 10_000, (url, kind)
+
+
+def _launch_offline(p, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Chromium for which every host but this machine's loopback does not exist, on a machine with no fonts
+    of its own (an empty fontconfig): whatever it draws comes from the page's fonts, as on a machine that has
+    no emoji font (where the page used to show empty boxes)."""
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">'
+        f"<fontconfig><cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>",
+        encoding="utf-8",
+    )
+    return p.chromium.launch(
+        executable_path=CHROMIUM,
+        env={**os.environ, "FONTCONFIG_FILE": str(conf)},
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+        ],
+    )
+
+
+#: In the page: does its terminal font family draw U+1F6F0 with a glyph of its own, unlike a character no
+#: font has (which every browser draws as the same empty box, or nothing)?
+DRAWS_EMOJI = """async () => {
+  const family = '40px "Roboto Mono"';
+  await document.fonts.load(family, "\\u{1F6F0}");
+  const ink = (ch) => {
+    const c = document.createElement("canvas");
+    c.width = 80; c.height = 60;
+    const g = c.getContext("2d");
+    g.fillStyle = "#fff"; g.fillRect(0, 0, 80, 60);
+    g.fillStyle = "#000"; g.font = family; g.fillText(ch, 10, 45);
+    return Array.from(g.getImageData(0, 0, 80, 60).data.filter((_, i) => i % 4 === 0));
+  };
+  const satellite = ink("\\u{1F6F0}"), missing = ink("\\u{10FFFD}");
+  const inked = satellite.filter((v) => v < 128).length;
+  const differs = satellite.some((v, i) => v !== missing[i]);
+  const faces = Array.from(document.fonts).map((f) => [f.style, f.unicodeRange, f.status]);
+  return { inked, differs, faces };
+}"""
+
+
+def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Served, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    requested: list[str] = []
+    failed: list[str] = []
+    with sync_playwright() as p:
+        browser = _launch_offline(p, tmp_path)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.on("request", lambda r: requested.append(r.url))
+            context.on("requestfailed", lambda r: failed.append(r.url))
+            page = context.new_page()
+            sockets: list[str] = []
+            page.on("websocket", lambda ws: sockets.append(ws.url))
+            page.add_init_script(CAPTURE)
+            page.goto(served_wide.url)
+            seen = _wait_for(page, WIDE_RUN)  # the runs screen is up with the emoji run
+            assert "🛰" in seen and "衛星-agent" in seen
+            # the browser's terminal (xterm.js counts cells code point by code point) gets the emoji spelled
+            # with Rich's width: no VS16 selector, whose cell it would not count
+            assert "\ufe0f" not in seen
+            drawn = page.evaluate(DRAWS_EMOJI)
+            time.sleep(0.5)
+            shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
+            page.screenshot(path=str(shots / "serve-offline-runs.png"))
+        finally:
+            browser.close()
+    assert requested and sockets
+    for url in requested + sockets:
+        assert urlsplit(url).hostname in LOCAL, f"the page asked another host: {url}"
+    assert not failed, f"requests failed: {failed}"
+    # the page's emoji face (not the system's fallback: this Chromium has no fonts) was loaded and drew it
+    emoji_faces = [
+        status for style, ranges, status in drawn["faces"] if style == "normal" and "1F000" in ranges
+    ]
+    assert emoji_faces == ["loaded"], drawn["faces"]
+    assert drawn["inked"] > 50 and drawn["differs"], drawn
+
+
+__all__ = [
+    "_browser_available",
+    "in_ci",
+]  # (the autouse fixture that skips, or fails in CI, without Chromium)
