@@ -81,21 +81,140 @@ def _filters(
     return where, params
 
 
-def queue_page(
-    db: Database, *, after: str | None = None, limit: int = 200, **filters: Any
+#: A finding's position in its run (the recording event it was filed at; run-level findings, with no event,
+#: first): the key the store's queue-order indexes (schema m013) are built on, spelled the same here.
+POSITION = "coalesce(f.seq, -1)"
+#: A run's start, newest first as an ascending key (unknown starts last), as `runs_newest_first` indexes it.
+NEWEST = "-coalesce(r.started_ms, -1)"
+#: A finding's tool (findings of no tool are read last, as a part of their own: see `_parts`).
+TOOL = "ifnull(f.tool_name, '')"
+#: The label-state condition "reviewers' current verdicts on it differ", driven from the labels (few).
+_DISAGREEING = (
+    "f.id IN (SELECT l.target_id FROM current_labels l GROUP BY l.target_id HAVING "
+    + disagreement_sql("l.verdict")
+    + ")"
+)
+
+#: queue sort -> its ascending key expressions (each ends with the run, the position in it and `f.id`, so
+#: findings of one run stay together and the order is total). Each is the column list of an index.
+QUEUE_SORTS: dict[str, tuple[str, ...]] = {
+    "run": ("f.run_key", POSITION, "f.id"),
+    "newest": (NEWEST, "r.key", POSITION, "f.id"),
+    "kind": ("f.kind", "f.run_key", POSITION, "f.id"),
+    "tool": (TOOL, "f.run_key", POSITION, "f.id"),
+    DISAGREEMENT: ("f.run_key", POSITION, "f.id"),
+}
+#: what each sort is called where the reviewer picks it
+QUEUE_SORT_TITLES: dict[str, str] = {
+    "run": "by run",
+    "newest": "newest run first",
+    "kind": "by kind",
+    "tool": "by tool",
+    DISAGREEMENT: "disagreements first",
+}
+
+
+def _sort(sort: str | None) -> str:
+    name = sort or "run"
+    if name not in QUEUE_SORTS:
+        raise ValueError(f"unknown queue sort {name!r}; known: {', '.join(QUEUE_SORTS)}")
+    return name
+
+
+def _parts(sort: str) -> list[tuple[int, list[str]]]:
+    """The parts of the queue in reading order, each (tag, conditions): one for most sorts; for
+    "disagreements first", the findings whose reviewers disagree (read from the labels), then the rest; for
+    "by tool", the findings of a tool, then those of none."""
+    if sort == DISAGREEMENT:
+        return [(0, [_DISAGREEING]), (1, [f"NOT {_DISAGREEING}"])]
+    if sort == "tool":
+        return [(0, ["f.tool_name IS NOT NULL"]), (1, ["f.tool_name IS NULL"])]
+    return [(0, [])]
+
+
+def _source(sort: str) -> str:
+    # newest: walk the runs in start order (index `runs_newest_first`) and each run's findings in position
+    # order (`findings_queue_order`); CROSS JOIN keeps that nesting whatever the filters
+    if sort == "newest":
+        return "runs r CROSS JOIN findings f ON f.run_key = r.key"
+    return "findings f JOIN runs r ON r.key = f.run_key"
+
+
+def _after(sort: str, cursor: list[Any]) -> tuple[list[str], list[Any]]:
+    """Conditions for the rows after `cursor` (the part's key values) in one part of `sort`: the whole key
+    compared as a row, and its first expression alone (what lets SQLite seek an expression index there)."""
+    exprs = QUEUE_SORTS[sort]
+    marks = ", ".join("?" for _ in exprs)
+    return [f"{exprs[0]} >= ?", f"({', '.join(exprs)}) > ({marks})"], [cursor[0], *cursor]
+
+
+def _walk(
+    db: Database,
+    sort: str,
+    columns: str,
+    filters: dict[str, Any],
+    *,
+    after: list[Any] | None = None,
+    limit: int = 200,
 ) -> list[dict[str, Any]]:
-    """A page of the queue in finding-id order (stable, keyset on id), with each finding's current labels."""
+    """Up to `limit` rows of the queue in `sort` order after the cursor `after`, each with its `cursor`
+    (the part's tag, then its key values). Each part is one keyset range of an index."""
+    exprs = QUEUE_SORTS[sort]
     where, params = _filters(**filters)
-    if after:
-        where.append("f.id > ?")
-        params.append(after)
-    sql = (
-        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome, r.delivered, r.delivered_as "
-        "FROM findings f JOIN runs r ON r.key = f.run_key"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + f" ORDER BY f.id LIMIT {int(limit)}"
+    keys = ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
+    out: list[dict[str, Any]] = []
+    for tag, conds in _parts(sort):
+        if after is not None and tag < after[0]:
+            continue
+        want = limit - len(out)
+        if want <= 0:
+            break
+        extra, extra_params = _after(sort, after[1:]) if after is not None and tag == after[0] else ([], [])
+        every = [*where, *conds, *extra]
+        sql = (
+            f"SELECT {columns}, {keys} FROM {_source(sort)}"
+            + (" WHERE " + " AND ".join(every) if every else "")
+            + " ORDER BY "
+            + ", ".join(exprs)
+            + f" LIMIT {int(want)}"
+        )
+        for row in fetch_rows(db, sql, [*params, *extra_params]):
+            row["cursor"] = [tag, *(row.pop(f"_k{i}") for i in range(len(exprs)))]
+            out.append(row)
+    return out
+
+
+def queue_cursor(db: Database, finding_id: str, *, sort: str | None = None) -> list[Any] | None:
+    """Where `finding_id` stands in the `sort` order (the `cursor` its queue row carries), or None."""
+    sort = _sort(sort)
+    exprs = QUEUE_SORTS[sort]
+    for tag, conds in _parts(sort):
+        row = db.execute(
+            f"SELECT {', '.join(exprs)} FROM {_source(sort)} WHERE " + " AND ".join([*conds, "f.id = ?"]),
+            [finding_id],
+        ).fetchone()
+        if row is not None:
+            return [tag, *row]
+    return None
+
+
+def queue_page(
+    db: Database,
+    *,
+    after: list[Any] | None = None,
+    limit: int = 200,
+    sort: str | None = None,
+    **filters: Any,
+) -> list[dict[str, Any]]:
+    """A page of the queue in `sort` order (default "run": each run's findings together, in their order in
+    the run), after the `cursor` of the last row already read (keyset: any page costs what the first does),
+    each finding with its current labels and its `cursor`."""
+    sort = _sort(sort)
+    columns = (
+        "f.*, r.run_id AS run_id_, r.agent_id, r.outcome, r.delivered, r.delivered_as, "
+        "r.started_at AS run_started_at"
     )
-    rows = [finding_out(f) for f in fetch_rows(db, sql, params)]
+    rows = [finding_out(f) for f in _walk(db, sort, columns, filters, after=after, limit=limit)]
     ids = [r["id"] for r in rows]
     current = current_by_target(db, ids)
     for r in rows:
@@ -183,53 +302,96 @@ def queue_count_at_most(db: Database, *, cap: int | None = None, **filters: Any)
 
 
 def next_unlabelled(
-    db: Database, *, after: str | None = None, reviewer: str | None = None, **filters: Any
+    db: Database,
+    *,
+    after: str | None = None,
+    reviewer: str | None = None,
+    sort: str | None = None,
+    same_run: bool = False,
+    **filters: Any,
 ) -> str | None:
-    """The next finding (after `after`, wrapping to the start) with no label (by anyone, or by `reviewer`)."""
+    """The next finding in `sort` order (after the finding `after`, wrapping to the start) with no label (by
+    anyone, or by `reviewer`). `same_run`: one of `after`'s run comes first (what labelling moves on to)."""
+    sort = _sort(sort)
     state = "not-mine" if reviewer else "unlabelled"
-    for start in (after, None) if after else (None,):
-        where, params = _filters(state=state, reviewer=reviewer, **filters)
-        if start:
-            where.append("f.id > ?")
-            params.append(start)
-        row = db.execute(
-            "SELECT f.id FROM findings f WHERE " + " AND ".join(where) + " ORDER BY f.id LIMIT 1", params
-        ).fetchone()
-        if row:
-            return str(row[0])
+    wanted = {**filters, "state": state, "reviewer": reviewer}
+    cursor = queue_cursor(db, after, sort=sort) if after else None
+    tries: list[tuple[dict[str, Any], list[Any] | None]] = []
+    if cursor is not None and same_run:
+        run_key = db.execute("SELECT run_key FROM findings WHERE id = ?", [after]).fetchone()[0]
+        tries.append(({**wanted, "run_key": run_key}, cursor))
+    if cursor is not None:
+        tries.append((wanted, cursor))
+    tries.append((wanted, None))
+    for where, start in tries:
+        rows = _walk(db, sort, "f.id", where, after=start, limit=1)
+        if rows:
+            return str(rows[0]["id"])
     return None
 
 
-def queue_page_at(db: Database, *, offset: int, limit: int = 200, **filters: Any) -> list[dict[str, Any]]:
+def first_unlabelled(
+    db: Database, *, reviewer: str | None = None, sort: str | None = None, **filters: Any
+) -> tuple[str, int] | None:
+    """The first finding in `sort` order `reviewer` has not labelled, and its row: where the queue opens."""
+    found = next_unlabelled(db, reviewer=reviewer, sort=sort, **filters)
+    if found is None:
+        return None
+    position = queue_position(db, found, reviewer=reviewer, sort=sort, **filters)
+    return None if position is None else (found, position)
+
+
+def queue_page_at(
+    db: Database, *, offset: int, limit: int = 200, sort: str | None = None, **filters: Any
+) -> list[dict[str, Any]]:
     """A page of the queue starting at row `offset` (for jumps; sequential paging uses `queue_page(after=)`)."""
+    sort = _sort(sort)
     if offset <= 0:
-        return queue_page(db, limit=limit, **filters)
+        return queue_page(db, limit=limit, sort=sort, **filters)
+    exprs = QUEUE_SORTS[sort]
     where, params = _filters(**filters)
-    row = db.execute(
-        "SELECT f.id FROM findings f"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + " ORDER BY f.id LIMIT 1 OFFSET ?",
-        [*params, int(offset) - 1],
-    ).fetchone()
-    if row is None:
-        return []
-    return queue_page(db, after=str(row[0]), limit=limit, **filters)
+    skip = int(offset) - 1
+    for tag, conds in _parts(sort):
+        every = [*where, *conds]
+        from_where = f" FROM {_source(sort)}" + (" WHERE " + " AND ".join(every) if every else "")
+        row = db.execute(
+            f"SELECT {', '.join(exprs)}{from_where} ORDER BY {', '.join(exprs)} LIMIT 1 OFFSET ?",
+            [*params, skip],
+        ).fetchone()
+        if row is not None:
+            return queue_page(db, after=[tag, *row], limit=limit, sort=sort, **filters)
+        if len(_parts(sort)) > 1:
+            skip -= int(db.execute(f"SELECT count(*){from_where}", params).fetchone()[0])
+    return []
 
 
-def queue_position(db: Database, finding_id: str, **filters: Any) -> int | None:
-    """The 0-based row of `finding_id` in the filtered queue, or None when the filters leave it out."""
+def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **filters: Any) -> int | None:
+    """The 0-based row of `finding_id` in the filtered queue in `sort` order, or None when the filters leave
+    it out."""
+    sort = _sort(sort)
     where, params = _filters(**filters)
     present = db.execute(
         "SELECT 1 FROM findings f WHERE " + " AND ".join([*where, "f.id = ?"]), [*params, finding_id]
     ).fetchone()
-    if present is None:
+    cursor = queue_cursor(db, finding_id, sort=sort)
+    if present is None or cursor is None:
         return None
-    return int(
-        db.execute(
-            "SELECT count(*) FROM findings f WHERE " + " AND ".join([*where, "f.id < ?"]),
-            [*params, finding_id],
-        ).fetchone()[0]
-    )
+    exprs = QUEUE_SORTS[sort]
+    before = 0
+    for tag, conds in _parts(sort):
+        if tag > cursor[0]:
+            break
+        every = [*where, *conds]
+        bound: list[Any] = []
+        if tag == cursor[0]:
+            every.append(f"({', '.join(exprs)}) < ({', '.join('?' for _ in exprs)})")
+            bound = list(cursor[1:])
+        before += int(
+            db.execute(
+                f"SELECT count(*) FROM {_source(sort)} WHERE " + " AND ".join(every), [*params, *bound]
+            ).fetchone()[0]
+        )
+    return before
 
 
 def queue_progress(db: Database, *, reviewer: str | None = None, **filters: Any) -> dict[str, int]:
