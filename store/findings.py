@@ -24,10 +24,16 @@ def list_findings(
     run: str | None = None,
     after: str | None = None,
     limit: int | None = None,
+    unlabelled: bool = False,
 ) -> list[dict[str, Any]]:
-    """Findings across runs (or of one run), in a stable order: run start, then position in the run."""
+    """Findings across runs (or of one run) in the queue's order: by run, then position in the run (with
+    `after`, by id); `unlabelled`: only those nobody has a current label on."""
     where: list[str] = []
     params: list[Any] = []
+    if unlabelled:
+        condition = state_condition("unlabelled", None)
+        assert condition is not None
+        where.append(condition[0])
     if kind:
         where.append("f.kind = ?")
         params.append(kind)
@@ -38,7 +44,7 @@ def list_findings(
         where.append("f.id > ?")
         params.append(after)
     sql = "SELECT f.* FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
-    sql += " ORDER BY f.run_key, coalesce(f.seq, 1e18), f.id" if run else " ORDER BY f.id"
+    sql += " ORDER BY f.id" if after else f" ORDER BY {', '.join(QUEUE_SORTS['run'])}"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return [finding_out(f) for f in fetch_rows(db, sql, params)]

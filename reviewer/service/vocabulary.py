@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from store.errors import NotFound, StoreError
+from store.findings import QUEUE_SORT_TITLES
 from store.packs import StoredPack
 from store.vocab import (
     CLEARED,
@@ -28,6 +29,7 @@ from store.vocab import (
 )
 
 __all__ = [
+    "QUEUE_SORT_TITLES",
     "CLEARED",
     "DISAGREEMENT",
     "FINDING_VERDICTS",
