@@ -185,11 +185,10 @@ def sentence_spans(answer: str) -> list[tuple[int, int]]:
     start: int | None = None
     for cs, ce in clause_spans(answer):
         start = cs if start is None else start
-        tail = answer[ce - 1] if ce > cs else ""
-        line_ends = ce >= len(answer) or "\n" in answer[ce : ce + 2] or answer[ce:].lstrip(" \t")[:1] == "\n"
-        if tail in ".!?" or line_ends:
+        after = answer[ce:].lstrip(" \t")[:1]  # "" at the end, "\n" at a line's end
+        if answer[ce - 1] in ".!?" or after in ("", "\n"):
             out.append((start, ce))
             start = None
-    if start is not None:
-        out.append((start, clause_spans(answer)[-1][1]))
+    if start is not None:  # the text ends in whitespace other than a newline
+        out.append((start, len(answer.rstrip())))
     return out
