@@ -92,7 +92,7 @@ def _filters(
 POSITION = "coalesce(f.seq, -1)"
 #: A run's start, newest first as an ascending key (unknown starts last), as `runs_newest_first` indexes it.
 NEWEST = "-coalesce(r.started_ms, -1)"
-#: A finding's tool (findings of no tool are read last, as a part of their own: see `_parts`).
+#: A finding's tool (findings of no tool, or an empty name, are read last, as a part of their own: `_parts`).
 TOOL = "ifnull(f.tool_name, '')"
 #: The label-state condition "reviewers' current verdicts on it differ", driven from the labels (few).
 _DISAGREEING = (
@@ -134,16 +134,18 @@ def _parts(sort: str) -> list[tuple[int, list[str]]]:
     if sort == DISAGREEMENT:
         return [(0, [_DISAGREEING]), (1, [f"NOT {_DISAGREEING}"])]
     if sort == "tool":
-        return [(0, ["f.tool_name IS NOT NULL"]), (1, ["f.tool_name IS NULL"])]
+        return [(0, [f"{TOOL} > ''"]), (1, [f"{TOOL} = ''"])]
     return [(0, [])]
 
 
-def _source(sort: str) -> str:
-    # newest: walk the runs in start order (index `runs_newest_first`) and each run's findings in position
-    # order (`findings_queue_order`); CROSS JOIN keeps that nesting whatever the filters
+def _source(sort: str, *, runs_needed: bool = True) -> str:
+    """The FROM clause of `sort`: findings (and their runs, for the columns a page shows) in an order SQLite
+    does not get to choose, since with statistics it may otherwise walk every run to sort their findings."""
     if sort == "newest":
-        return "runs r CROSS JOIN findings f ON f.run_key = r.key"
-    return "findings f JOIN runs r ON r.key = f.run_key"
+        # the runs in start order by their index (SQLite would rather sort the table: the index does not
+        # hold `started_ms` itself), each run's findings by the run index
+        return "runs r INDEXED BY runs_newest_first CROSS JOIN findings f ON f.run_key = r.key"
+    return "findings f CROSS JOIN runs r ON r.key = f.run_key" if runs_needed else "findings f"
 
 
 def _after(sort: str, cursor: list[Any]) -> tuple[list[str], list[Any]]:
@@ -152,6 +154,71 @@ def _after(sort: str, cursor: list[Any]) -> tuple[list[str], list[Any]]:
     exprs = QUEUE_SORTS[sort]
     marks = ", ".join("?" for _ in exprs)
     return [f"{exprs[0]} >= ?", f"({', '.join(exprs)}) > ({marks})"], [cursor[0], *cursor]
+
+
+#: The newest-first walk reads runs this many at a time at first (then four times more each round, up to
+#: RUN_CHUNK_MAX), and their findings by the run index: one join over every run would make SQLite build a
+#: Bloom filter over every finding first (a second at a million runs) under a label-state filter.
+RUN_CHUNK = 64
+RUN_CHUNK_MAX = 1_024
+
+
+#: A kind with at least this many findings is read by tool by walking the tool index (one in ten rows or
+#: so matches); a rarer one is read whole and sorted (below this, a sort costs a few milliseconds).
+COMMON_KIND = 20_000
+
+
+def _where(conds: list[str]) -> str:
+    return " WHERE " + " AND ".join(conds) if conds else ""
+
+
+def _part_rows(
+    db: Database,
+    sort: str,
+    select: str,
+    conds: list[str],
+    params: list[Any],
+    after: list[Any] | None,
+    want: int,
+    *,
+    source: str | None = None,
+) -> list[dict[str, Any]]:
+    """Up to `want` rows of one part of `sort` after the key values `after`, in order (from `source`, else
+    the sort's own)."""
+    order = ", ".join(QUEUE_SORTS[sort])
+    extra, extra_params = _after(sort, after) if after is not None else ([], [])
+    if sort != "newest":
+        sql = (
+            f"SELECT {select} FROM {source or _source(sort)}{_where([*conds, *extra])} "
+            f"ORDER BY {order} LIMIT {want}"
+        )
+        return fetch_rows(db, sql, [*params, *extra_params])
+    out: list[dict[str, Any]] = []
+    bound: tuple[Any, Any] | None = None if after is None else (after[0], after[1])
+    inclusive, chunk = True, RUN_CHUNK
+    while len(out) < want:
+        run_conds: list[str] = []
+        run_params: list[Any] = []
+        if bound is not None:
+            run_conds = [f"{NEWEST} >= ?", f"({NEWEST}, r.key) {'>=' if inclusive else '>'} (?, ?)"]
+            run_params = [bound[0], *bound]
+        run_rows = db.execute(
+            f"SELECT {NEWEST}, r.key FROM runs r INDEXED BY runs_newest_first{_where(run_conds)} "
+            f"ORDER BY {NEWEST}, r.key LIMIT {chunk}",
+            run_params,
+        ).fetchall()
+        if not run_rows:
+            break
+        marks = ", ".join("?" for _ in run_rows)
+        sql = (
+            f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key"
+            f"{_where([*conds, f'f.run_key IN ({marks})', *extra])} ORDER BY {order} LIMIT {want - len(out)}"
+        )
+        out += fetch_rows(db, sql, [*params, *(key for _, key in run_rows), *extra_params])
+        if len(run_rows) < chunk:
+            break
+        bound, inclusive, chunk = run_rows[-1], False, min(chunk * 4, RUN_CHUNK_MAX)
+    return out
 
 
 def _walk(
@@ -167,7 +234,13 @@ def _walk(
     (the part's tag, then its key values). Each part is one keyset range of an index."""
     exprs = QUEUE_SORTS[sort]
     where, params = _filters(**filters)
-    keys = ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
+    select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
+    source = None
+    if sort == "tool" and filters.get("kind"):
+        # by tool within a common kind: walk the tool index (SQLite would read the whole kind and sort it)
+        many = _tallied_findings(db, {"kind": filters["kind"]}) or 0
+        if many >= COMMON_KIND:
+            source = "findings f INDEXED BY findings_tool_order CROSS JOIN runs r ON r.key = f.run_key"
     out: list[dict[str, Any]] = []
     for tag, conds in _parts(sort):
         if after is not None and tag < after[0]:
@@ -175,16 +248,8 @@ def _walk(
         want = limit - len(out)
         if want <= 0:
             break
-        extra, extra_params = _after(sort, after[1:]) if after is not None and tag == after[0] else ([], [])
-        every = [*where, *conds, *extra]
-        sql = (
-            f"SELECT {columns}, {keys} FROM {_source(sort)}"
-            + (" WHERE " + " AND ".join(every) if every else "")
-            + " ORDER BY "
-            + ", ".join(exprs)
-            + f" LIMIT {int(want)}"
-        )
-        for row in fetch_rows(db, sql, [*params, *extra_params]):
+        start = after[1:] if after is not None and tag == after[0] else None
+        for row in _part_rows(db, sort, select, [*where, *conds], params, start, want, source=source):
             row["cursor"] = [tag, *(row.pop(f"_k{i}") for i in range(len(exprs)))]
             out.append(row)
     return out
@@ -196,7 +261,8 @@ def queue_cursor(db: Database, finding_id: str, *, sort: str | None = None) -> l
     exprs = QUEUE_SORTS[sort]
     for tag, conds in _parts(sort):
         row = db.execute(
-            f"SELECT {', '.join(exprs)} FROM {_source(sort)} WHERE " + " AND ".join([*conds, "f.id = ?"]),
+            f"SELECT {', '.join(exprs)} FROM findings f JOIN runs r ON r.key = f.run_key WHERE "
+            + " AND ".join([*conds, "f.id = ?"]),
             [finding_id],
         ).fetchone()
         if row is not None:
@@ -359,7 +425,7 @@ def queue_page_at(
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
-        from_where = f" FROM {_source(sort)}" + (" WHERE " + " AND ".join(every) if every else "")
+        from_where = f" FROM {_source(sort, runs_needed=sort == 'newest')}{_where(every)}"
         row = db.execute(
             f"SELECT {', '.join(exprs)}{from_where} ORDER BY {', '.join(exprs)} LIMIT 1 OFFSET ?",
             [*params, skip],
@@ -389,12 +455,13 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
             break
         every = [*where, *conds]
         bound: list[Any] = []
-        if tag == cursor[0]:
-            every.append(f"({', '.join(exprs)}) < ({', '.join('?' for _ in exprs)})")
-            bound = list(cursor[1:])
+        if tag == cursor[0]:  # the first expression alone too: what lets SQLite read an index range
+            every += [f"{exprs[0]} <= ?", f"({', '.join(exprs)}) < ({', '.join('?' for _ in exprs)})"]
+            bound = [cursor[1], *cursor[1:]]
         before += int(
             db.execute(
-                f"SELECT count(*) FROM {_source(sort)} WHERE " + " AND ".join(every), [*params, *bound]
+                f"SELECT count(*) FROM {_source(sort, runs_needed=sort == 'newest')}{_where(every)}",
+                [*params, *bound],
             ).fetchone()[0]
         )
     return before
