@@ -81,6 +81,8 @@ async def test_jumps_by_clause_and_sentence_and_word(app_factory, label_db: Path
         answer = screen.answer
         await pilot.press("m")
         assert answer.selected_text == "No pods are pending"
+        hints = str(screen.query_one("#answer-scroll").border_subtitle)
+        assert "tab next of 2 negative-looking · {/} clause · (/) sentence · h/l end" in hints
         await pilot.press("left_parenthesis", "left_parenthesis")  # two sentences back (past the code block)
         assert (
             answer.selected_text

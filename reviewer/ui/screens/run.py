@@ -382,9 +382,9 @@ class RunScreen(LabellingScreen):
         key = self.shown_key
         offered = len(answer.candidates)
         scroll.border_subtitle = (
-            (f"{offered} unflagged clause{'s' if offered != 1 else ''} look negative · " if offered else "")
-            + f"selecting: {key('answer.offer-next', 'tab')} next offered · "
-            f"{key('answer.clause-prev', '{')}/{key('answer.clause-next', '}')} clause · "
+            "selecting: "
+            + (f"{key('answer.offer-next', 'tab')} next of {offered} negative-looking · " if offered else "")
+            + f"{key('answer.clause-prev', '{')}/{key('answer.clause-next', '}')} clause · "
             f"{key('answer.sentence-prev', '(')}/{key('answer.sentence-next', ')')} sentence · "
             f"{key('answer.shrink', 'h')}/{key('answer.extend', 'l')} end · "
             f"{key('answer.start-left', 'H')}/{key('answer.start-right', 'L')} start · "
