@@ -101,6 +101,24 @@ def test_findings_json(ingested: Path) -> None:
     assert sorted(f["kind"] for f in of_run) == ["unsupported-claim"] * 3
 
 
+def test_findings_unlabelled_lists_what_nobody_has_labelled_by_run(ingested: Path) -> None:
+    every = _json(["findings", "--json", "--db", str(ingested)])
+    assert isinstance(every, list)
+    keys = [f["run_key"] for f in every]
+    assert keys == sorted(keys)  # by run (and position in it), as the queue reads them
+    first, second = every[0]["id"], every[1]["id"]
+    for fid in (first, second):
+        result = CliRunner().invoke(
+            cli, ["label", fid, "--verdict", "unsure", "--reviewer", "ann", "--db", str(ingested)]
+        )
+        assert result.exit_code == 0, result.output
+    left = _json(["findings", "--json", "--unlabelled", "--db", str(ingested)])
+    assert [f["id"] for f in left] == [f["id"] for f in every[2:]]
+    assert left and set(left[0]) == set(every[2])  # the same fields, nothing renamed
+    plain = CliRunner().invoke(cli, ["findings", "--unlabelled", "--db", str(ingested)]).output
+    assert first not in plain and every[2]["id"] in plain
+
+
 def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:
     db = tmp_path / "q.db"
     bad = tmp_path / "bad.json"

@@ -241,14 +241,17 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     "--kind", default=None, help="Only findings of this kind (e.g. negative-claim, dangling-reference)."
 )
 @click.option("--run", "run", default=None, help="Only findings of this run (id or key).")
-def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str | None) -> None:
-    """List findings.
+@click.option("--unlabelled", is_flag=True, help="Only findings nobody has labelled yet.")
+def findings_cmd(
+    db_path: Path | None, as_json: bool, kind: str | None, run: str | None, unlabelled: bool
+) -> None:
+    """List findings, by run and position in the run.
 
-    Example: reviewer findings --json --kind negative-claim
+    Example: reviewer findings --json --kind negative-claim --unlabelled
     """
     db = open_db(db_path)
     try:
-        rows = list_findings(db, kind=kind, run=run)
+        rows = list_findings(db, kind=kind, run=run, unlabelled=unlabelled)
     except NotFound as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:

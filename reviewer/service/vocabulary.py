@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from store.changes import DataVersion
 from store.errors import NotFound, StoreError
+from store.findings import QUEUE_SORT_TITLES
 from store.packs import StoredPack
 from store.vocab import (
     CLEARED,
@@ -29,6 +30,7 @@ from store.vocab import (
 )
 
 __all__ = [
+    "QUEUE_SORT_TITLES",
     "CLEARED",
     "DISAGREEMENT",
     "DataVersion",
