@@ -222,6 +222,8 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     echo(f"received: {safe(data.get('delivery_headline') or 'unknown (run reviewer reextract)')}")
     echo(f"prompt: {safe(data['prompt'])}")
     echo(f"answer: {safe(data['answer'])}")
+    for source in data.get("sources") or []:
+        echo(f"source: {safe(source)}")
     versions = data.get("versions") or []
     if len(versions) > 1:
         n = next((i for i, v in enumerate(versions, 1) if v["run_key"] == data["run_key"]), len(versions))
