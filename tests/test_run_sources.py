@@ -45,7 +45,11 @@ def envelope_of(bare: Path, target: Path, *, indent: int | None = None) -> Path:
         "producer": {"agentfootprintVersion": "9.62.0", "footprintjsVersion": "9.24.0"},
         "run": {"runId": run_id, "complete": True, "droppedEvents": 0, "firstRetainedEventIndex": 0},
         "privacy": {"mode": "full", "policyId": "agentfootprint.privacy.full.v1"},
-        "recording": {"events": doc["events"], "snapshot": doc.get("snapshot"), "structure": doc.get("structure")},
+        "recording": {
+            "events": doc["events"],
+            "snapshot": doc.get("snapshot"),
+            "structure": doc.get("structure"),
+        },
     }
     target.write_text(json.dumps(envelope, indent=indent, sort_keys=True))
     return target
