@@ -200,24 +200,22 @@ def runs_cmd(
         return
     print_table(
         [
-            Column("started (UTC)"),
-            Column("agent", max_width=40),
-            Column("outcome"),
+            Column("started (UTC)", min_width=10),
+            Column("agent", max_width=40, min_width=8),
+            Column("outcome", min_width=9),
             Column("calls", number=True),
-            Column("findings", number=True),
+            Column("finds", number=True),
             Column("gaps", number=True),
-            Column("sources", number=True),
             Column("run", ident=True),
         ],
         (
             (
-                (r["started_at"] or "?")[:23].replace("T", " "),
+                (r["started_at"] or "?")[:19].replace("T", " "),
                 r["agent_id"] or "?",
                 r["outcome"],
                 r["tool_calls"],
                 r["findings"],
                 r["coverage_gaps"],
-                len(r.get("sources") or []),
                 r["run_key"],
             )
             for r in rows
@@ -239,7 +237,7 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     try:
         data = get_run(db, run)
     except NotFound as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(safe(str(exc))) from exc
     if as_json:
         print_json_as("show", data)
         return

@@ -71,7 +71,7 @@ def _guard(fn: Callable[[], Any]) -> Any:
     try:
         return fn()
     except (PackLimitError, PackFormatError, StoreError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(inert(str(exc))) from exc  # it may quote what was typed or stored
 
 
 def _show_saved(stored: StoredPack, as_json: bool) -> None:

@@ -29,6 +29,7 @@ class Column:
     ident: bool = False
     number: bool = False
     max_width: int | None = None
+    min_width: int | None = None
 
 
 def console() -> Console:
@@ -62,10 +63,25 @@ def print_table(
         lines += ["\t".join(cell_text(v) for v in row) for row in rows]
         sys.stdout.write("\n".join(lines) + "\n")
         return
-    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False, expand=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=title,
+        title_justify="left",
+        padding=0,
+        pad_edge=False,
+        show_edge=False,
+        expand=False,
+    )
     for c in cols:
         justify: Literal["left", "right"] = "right" if c.number else "left"
-        table.add_column(c.name, justify=justify, overflow="fold", max_width=c.max_width, min_width=None)
+        table.add_column(
+            c.name,
+            justify=justify,
+            overflow="fold",
+            no_wrap=c.ident or c.number,
+            max_width=c.max_width,
+            min_width=c.min_width,
+        )
     for row in rows:
         table.add_row(*(Text(cell_text(v)) for v in row))
     out.print(table)
