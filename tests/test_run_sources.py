@@ -140,3 +140,53 @@ def test_a_changed_recording_stays_a_second_version_each_with_its_source(
     assert [v["sources"] for v in shown["versions"]] == [[str(CLAIMS)], [str(changed)]]
     title = run_title(run_header(db, shown["versions"][0]["run_key"])).plain
     assert "version 1 of 2" in title and f"read from {CLAIMS}" in title
+
+
+def test_an_old_database_gets_each_runs_source_and_keeps_its_labels(tmp_path: Path) -> None:
+    import shutil
+
+    from store.db.connection import open_database
+    from tests.test_upgrades import OLD
+
+    db_file = tmp_path / "old.db"
+    shutil.copy(OLD, db_file)
+    db = open_database(db_file)  # migrates through m013_run_sources
+    rows = _json(["runs", "--json", "--db", str(db_file)])
+    assert rows and all(r["sources"] == [r["source"]] for r in rows)
+    assert db.execute("SELECT count(*) FROM run_sources WHERE content_id IS NULL").fetchone()[0] == len(rows)
+    assert reextract(db) == (2, [])  # fills each run's content identity
+    assert db.execute("SELECT count(*) FROM run_sources WHERE content_id IS NULL").fetchone()[0] == 0
+    assert (
+        db.execute("SELECT count(*) FROM current_labels l JOIN findings f ON f.id = l.target_id").fetchone()[
+            0
+        ]
+        == 3
+    )
+    db.close()
+
+
+def test_a_run_stored_twice_before_stays_two_runs_with_their_labels(
+    db: Database, db_path: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    import store.db.writer as writer
+
+    wrapped = envelope_of(CLAIMS, tmp_path / "claims-envelope.json")
+    with monkeypatch.context() as m:  # as a build before m013 stored them: each recording its own run
+        m.setattr(writer, "_stored_elsewhere", lambda conn, x, own: {})
+        ingest(db, [CLAIMS, wrapped], db_path=str(db_path))
+    db.execute("UPDATE run_sources SET content_id = NULL")  # what m013 leaves on such runs
+    db.execute("UPDATE recordings SET extractor_version = 3")
+    second = db.execute(
+        "SELECT f.id FROM findings f JOIN runs r ON r.key = f.run_key JOIN recordings c ON c.id = r.recording_id "
+        "WHERE c.source = ? ORDER BY f.id LIMIT 1",
+        [str(wrapped)],
+    ).fetchone()[0]
+    labels.label_finding(db, second, "fp", "ann")
+    assert reextract(db) == (2, [])
+    assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 2, "nothing labelled is dropped"
+    assert labels.current(db, second) == {"ann": "fp"}
+    # a third copy read now is one more source of one of them, not a third run
+    third = envelope_of(CLAIMS, tmp_path / "third.json", indent=4)
+    assert ingest(db, [third], db_path=str(db_path)).merged_runs == 1
+    assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
+    assert sorted(len(r["sources"]) for r in _json(["runs", "--json", "--db", str(db_path)])) == [1, 2]
