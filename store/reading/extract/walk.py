@@ -90,19 +90,19 @@ def run_content_id(run_id: str, events: list[dict[str, Any]], shared: SharedStat
     """What a run IS, whatever container it was read from: its run id, its events (keys sorted, so a
     re-serialised copy with its keys in another order is the same run) and the snapshot state read for it.
     Two recordings of one run id whose events differ (a changed recording) have different identities."""
-    digest = hashlib.sha256(run_id.encode("utf-8", "surrogatepass") + b"\x1f")
-    for part in (events, shared):
-        digest.update(_canonical(part) + b"\x1f")
-    return "rc-" + digest.hexdigest()[:32]
+    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
+    digest.update(_canonical(events) + b"\x1f")
+    digest.update(_canonical(msgspec.to_builtins(shared) if shared is not None else None))
+    return "rc-" + digest.hexdigest()
 
 
 def _canonical(value: Any) -> bytes:
-    """`value` as JSON with sorted keys; numbers beyond 64 bits or lone surrogates take the slower path."""
+    """`value` as JSON with sorted keys (orjson: about 1 GB/s); a number beyond 64 bits or a lone surrogate,
+    which orjson refuses, takes the standard library's slower path."""
     try:
-        return msgspec.json.encode(value, order="sorted")
-    except (TypeError, ValueError, OverflowError, UnicodeEncodeError):
-        plain = msgspec.to_builtins(value) if isinstance(value, msgspec.Struct) else value
-        return json.dumps(plain, sort_keys=True, ensure_ascii=True, default=repr).encode("ascii")
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr).encode("ascii")
 
 
 def run_key_for(run_id: str, sha256: str) -> str:
