@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from reviewer.cli.common import db_option, echo, emit, json_option, open_db, print_json_as
+from reviewer.cli.tables import Column, print_table
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import (
     DEFAULT_HOLDOUT,
@@ -201,10 +202,20 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
         return
     if not rows:
         echo("no phrase packs yet (reviewer pack new NAME)")
-    for r in rows:
-        echo(
-            f"{inert(r['ref']):24} id {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
-            f"{r['updated_at']}  {inert(r['updated_by'] or '')}"
+    else:
+        print_table(
+            [
+                Column("pack"),
+                Column("content id", ident=True),
+                Column("phrases", number=True),
+                Column("saved"),
+                Column("by"),
+            ],
+            (
+                (r["ref"], r["content_hash"][:12], r["phrases"], r["updated_at"], r["updated_by"])
+                for r in rows
+            ),
+            title="phrase packs (latest versions)",
         )
     _echo_versions(versions)
 
@@ -213,14 +224,29 @@ def _echo_versions(versions: list[dict[str, Any]]) -> None:
     if not versions:
         click.echo("no stored finding carries a phrasePackVersion string")
         return
-    click.echo("phrasePackVersion strings in stored findings:")
-    for v in versions:
-        link = v["deployed_from"]
-        where = f"deployed from {inert(link['pack'])}" if link else "no stored pack linked"
-        click.echo(
-            f"  {inert(v['version']):24} {v['findings']} finding(s), {v['labelled_findings']} labelled, "
-            f"{v['labels']} label(s); {where}"
-        )
+    echo()
+    print_table(
+        [
+            Column("phrasePackVersion"),
+            Column("findings", number=True),
+            Column("labelled", number=True),
+            Column("labels", number=True),
+            Column("pack"),
+        ],
+        (
+            (
+                v["version"],
+                v["findings"],
+                v["labelled_findings"],
+                v["labels"],
+                f"deployed from {v['deployed_from']['pack']}"
+                if v["deployed_from"]
+                else "no stored pack linked",
+            )
+            for v in versions
+        ),
+        title="phrasePackVersion strings in stored findings",
+    )
 
 
 @pack.command("versions")
