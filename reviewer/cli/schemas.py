@@ -274,7 +274,7 @@ class LabelExportRow(Label):
     finding_kind: str | None
     finding_message: str | None
     finding_span_text: str | None
-    finding_codes: list[str] | None = Field(
+    finding_codes: list[JSON] | None = Field(
         description="The finding's codes, a JSON array (in CSV: its JSON text)."
     )
     finding_pack_version: str | None
