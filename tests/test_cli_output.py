@@ -103,6 +103,12 @@ def test_show_names_a_calls_state_as_the_app_does_and_its_coverage(cli_db: Path)
     assert iops[4].endswith("not covered: fabric B (SANnav instance for fabric B is not connected)")
 
 
+def test_show_says_what_is_missing_as_the_app_does(cli_db: Path) -> None:
+    out = invoke(["show", "run-1796002161653-1", "--db", str(cli_db)])  # capped: its turn's start was dropped
+    assert "prompt: (no prompt in this recording: it starts mid-run" in out and "None" not in out
+    assert "source: " in out and "envelope-capped-recording-maxEvents-150.json" in out
+
+
 def test_stats_is_a_table(cli_db: Path) -> None:
     out = invoke(["stats", "--db", str(cli_db)], env=terminal(100))
     assert "=" not in out.replace("─", "")

@@ -243,8 +243,8 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
         return
     echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
     echo(f"received: {safe(data.get('delivery_headline') or 'unknown (run reviewer reextract)')}")
-    echo(f"prompt: {safe(data['prompt'])}")
-    echo(f"answer: {safe(data['answer'])}")
+    echo(f"prompt: {safe(data['prompt']) if data['prompt'] is not None else _no_prompt(data)}")
+    echo(f"answer: {safe(data['answer']) if data['answer'] is not None else '(no answer recorded)'}")
     for source in data.get("sources") or []:
         echo(f"source: {safe(source)}")
     versions = data.get("versions") or []
@@ -281,6 +281,13 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
             ((f["id"], f["kind"], f["message"] or f["span_text"] or "") for f in data["findings"]),
             title="findings",
         )
+
+
+def _no_prompt(run: dict[str, Any]) -> str:
+    """What the run screen says when a run has no prompt."""
+    if run.get("starts_mid_run") or run.get("dropped_events"):
+        return "(no prompt in this recording: it starts mid-run, after the turn's start was dropped)"
+    return "(no prompt recorded)"
 
 
 def coverage_summary(rows: list[dict[str, Any]], call_id: str) -> str:
