@@ -81,6 +81,23 @@ def test_the_envelope_first_gives_the_same_one_run(db: Database, db_path: Path) 
     assert shown["dropped_events"] == 184 and shown["started_at"] == "2026-11-30T01:29:21.653Z"
 
 
+def test_a_bug_report_bundle_of_the_envelope_is_the_same_run(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    import zipfile
+
+    bundle = tmp_path / "bugreport.zip"
+    pretty = json.dumps(json.loads(ENVELOPE.read_text()), indent=2)  # exportBugReport pretty-prints it
+    with zipfile.ZipFile(bundle, "w") as zf:
+        zf.writestr("manifest.json", json.dumps({"manifestVersion": 2}))
+        zf.writestr("envelope.json", pretty)
+    report = ingest(db, [BARE, bundle], db_path=str(db_path))
+    assert report.stored == 2 and report.merged_runs == 1 and report.quarantined == []
+    [run] = _json(["runs", "--json", "--db", str(db_path)])
+    assert run["sources"] == [str(BARE), f"{bundle}!envelope.json"]
+    assert _json(["show", CAPPED_RUN, "--json", "--db", str(db_path)])["dropped_events"] == 184
+
+
 def test_labels_stay_and_findings_are_not_doubled(db: Database, db_path: Path, tmp_path: Path) -> None:
     ingest(db, [CLAIMS], db_path=str(db_path))
     before = db.execute("SELECT id FROM findings ORDER BY id").fetchall()
