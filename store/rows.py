@@ -31,6 +31,7 @@ JSON_COLUMNS = {
     "decisions",
     "answer_negatives",
     "disposition",
+    "sources",
 }
 
 

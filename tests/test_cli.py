@@ -26,6 +26,8 @@ RUN_FIELDS = {
     "session_id",
     "delivered",
     "delivered_as",
+    "source",
+    "sources",
 }
 FINDING_FIELDS = {"id", "run_id", "kind", "codes", "message", "span_text", "placeable", "pack_version"}
 
@@ -47,7 +49,9 @@ def _json(args: list[str]) -> object:
 
 def test_runs_json_fields_and_filters(ingested: Path) -> None:
     runs = _json(["runs", "--json", "--db", str(ingested)])
-    assert isinstance(runs, list) and len(runs) == 25
+    # 25 runs in 23 files, three of them read twice (a bare recording and its envelope): 22 runs
+    assert isinstance(runs, list) and len(runs) == 22
+    assert sorted(len(r["sources"]) for r in runs)[-4:] == [1, 2, 2, 2]
     assert all(set(r) >= RUN_FIELDS for r in runs)
     refused = _json(["runs", "--json", "--outcome", "refused", "--db", str(ingested)])
     assert [r["run_id"] for r in refused] == ["run-1796002023213-3"]

@@ -46,6 +46,13 @@ def print_json(value: Any) -> None:
     )
 
 
+def print_json_as(name: str, value: Any) -> None:
+    """Print `value` as the JSON of output `name`, serialized through its model (`reviewer schema NAME`)."""
+    from reviewer.cli.schemas import serialized
+
+    print_json(serialized(name, value))
+
+
 def emit(text: str, output: Path | None, force: bool) -> None:
     """Write to stdout, or to `output` (never overwriting without --force)."""
     if output is None:

@@ -37,6 +37,7 @@ from store.db.writer import (
     note_source,
     note_source_in,
     out_of_range_cell,
+    runs_stored_elsewhere,
     to_tuples,
     write_quarantine,
     write_quarantine_in,
@@ -90,6 +91,9 @@ class IngestReport:
     stored: int = 0
     unchanged: int = 0
     runs: int = 0
+    #: of `runs`, those already stored from another recording (the same run: a bare recording and its
+    #: envelope): stored once, with this recording as one more source
+    merged_runs: int = 0
     events: int = 0
     bytes: int = 0
     seconds: float = 0.0
@@ -99,6 +103,7 @@ class IngestReport:
         if outcome.kind == "stored":
             self.stored += 1
             self.runs += outcome.runs
+            self.merged_runs += outcome.merged_runs
             self.events += outcome.events
             self.bytes += outcome.bytes
         elif outcome.kind == "unchanged":
@@ -279,6 +284,7 @@ class Outcome:
     events: int = 0
     bytes: int = 0
     problem: tuple[str, str, str] | None = None
+    merged_runs: int = 0
 
 
 def apply(db: Database, result: Prepared | Known | Failure, db_path: str | None = None) -> Outcome:
@@ -295,7 +301,7 @@ def apply(db: Database, result: Prepared | Known | Failure, db_path: str | None 
             note_source(db, result.origin, result.recording_id)
             return Outcome("unchanged")
         try:
-            _, new = write_recording(db, result)
+            rec_id, new = write_recording(db, result)
         except (sqlite3.Error, OverflowError, ValueError, TypeError) as exc:
             if write_refusal(db_path, exc) is not None:
                 raise
@@ -307,8 +313,7 @@ def apply(db: Database, result: Prepared | Known | Failure, db_path: str | None 
         raise
     if not new:
         return Outcome("unchanged")
-    rec = result.extracted.recording
-    return Outcome("stored", len(result.extracted.runs), int(rec["events"]), int(rec["bytes"]))
+    return _stored(db, result, rec_id)
 
 
 def _apply_in(db: Database, result: Prepared | Known | Failure) -> Outcome:
@@ -319,11 +324,18 @@ def _apply_in(db: Database, result: Prepared | Known | Failure) -> Outcome:
     if isinstance(result, Known):
         note_source_in(db, result.origin, result.recording_id)
         return Outcome("unchanged")
-    _, new = write_recording_in(db, result)
+    rec_id, new = write_recording_in(db, result)
     if not new:
         return Outcome("unchanged")
+    return _stored(db, result, rec_id)
+
+
+def _stored(db: Database, result: Prepared, rec_id: int) -> Outcome:
     rec = result.extracted.recording
-    return Outcome("stored", len(result.extracted.runs), int(rec["events"]), int(rec["bytes"]))
+    merged = runs_stored_elsewhere(db, rec_id) if result.extracted.runs else 0
+    return Outcome(
+        "stored", len(result.extracted.runs), int(rec["events"]), int(rec["bytes"]), merged_runs=merged
+    )
 
 
 def apply_group(

@@ -126,10 +126,21 @@ def test_every_plain_cli_output_is_inert(hostile_db: Path) -> None:
         ["pack", "show", "hostile"],
         *(["show", run["run_key"]] for run in runs),
     ]
+    pack = json.loads(
+        runner.invoke(cli, ["pack", "show", "hostile", "--json", "--db", str(hostile_db)]).stdout
+    )
+    commands += [["pack", "show", pack["content_hash"][:3]], ["pack", "show", "hostile" + HOSTILE]]
+    #: a terminal (rich tables, their own styling stripped: recorded text must be inert before rich sees it)
+    terminal = {"TTY_COMPATIBLE": "1", "COLUMNS": "90", "TERM": "xterm-256color"}
     for args in commands:
-        result = runner.invoke(cli, [*args, "--db", str(hostile_db)])
-        assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
-        assert_inert(result.output, " ".join(args))
+        for env in (None, terminal):
+            result = runner.invoke(cli, [*args, "--db", str(hostile_db)], env=env)
+            assert result.exception is None or isinstance(result.exception, SystemExit), (
+                args,
+                result.exception,
+            )
+            shown = result.output if env is None else re.sub(r"\x1b\[[0-9;]*m", "", result.output)
+            assert_inert(shown, " ".join(args) + (" (terminal)" if env else " (piped)"))
 
 
 def screen_text(app: Any) -> str:

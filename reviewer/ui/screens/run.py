@@ -40,7 +40,8 @@ PANE_SPLITS: tuple[tuple[int, int], ...] = ((1, 5), (1, 3), (1, 2), (1, 1), (2, 
 
 
 def run_title(run: dict[str, Any]) -> Text:
-    """Two lines that never wrap (cut with … on a narrow terminal): who and when, then what it did."""
+    """Two lines that never wrap (cut with … on a narrow terminal): who and when, then what it did; a third
+    names the sources when the run was read from more than one file or has other versions."""
     started = (run.get("started_at") or "?")[:23].replace("T", " ")
     parts: list[Any] = [
         ("run ", "dim"),
@@ -69,6 +70,15 @@ def run_title(run: dict[str, Any]) -> Text:
     for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
         if run.get(key):
             parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
+    sources = [str(s) for s in run.get("sources") or []]
+    if len(sources) > 1 or len(versions) > 1:
+        parts.append(
+            ("\nread from ", "dim") if len(sources) < 2 else (f"\nread from {len(sources)} sources: ", "dim")
+        )
+        for n, source in enumerate(sources):
+            if n:
+                parts.append((" · ", "dim"))
+            parts.append(safe_text(source, limit=200, one_line=True))
     return Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
 
 

@@ -16,7 +16,16 @@ from store.reading.extract.evictions import evictions
 from store.reading.extract.findings import findings
 from store.reading.extract.run_row import run_row
 from store.reading.extract.timeline import timeline
-from store.reading.extract.walk import Extracted, RunWalk, as_str, group_runs, last_real_run, short_type
+from store.reading.extract.walk import (
+    Extracted,
+    RunWalk,
+    as_str,
+    group_runs,
+    last_real_run,
+    run_content_id,
+    run_key_for,
+    short_type,
+)
 from store.reading.outcome import classify_outcome
 from store.reading.text import dumps
 
@@ -53,6 +62,9 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
         shared = rec.shared_state if run_id == snapshot_run else None
         run_env = env_run if (env_run and (env_run.get("runId") == run_id or len(groups) == 1)) else {}
         _extract_run(RunWalk(out, rec, run_id, indexes, shared, run_env, sha256, shorts, payloads))
+        out.identities[run_key_for(run_id, sha256)] = run_content_id(
+            run_id, [events[i] for i in indexes], shared
+        )
     return out
 
 

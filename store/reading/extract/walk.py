@@ -4,12 +4,14 @@ and iteration, and the small value readers every part of extraction shares. Pure
 from __future__ import annotations
 
 import hashlib
+import json
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import orjson
 
 from store.reading.decode import Recording, SharedState
@@ -34,6 +36,9 @@ class Extracted:
     findings: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     search: list[dict[str, Any]] = field(default_factory=list)
+    #: run key -> the run's content identity (`run_content_id`): the same run read from two containers
+    #: (a bare recording and its envelope, a bundle, an artifact) has one identity, so it is stored once
+    identities: dict[str, str] = field(default_factory=dict)
 
 
 def short_type(event_type: str) -> str:
@@ -79,6 +84,25 @@ def stable_id(prefix: str, *parts: Any) -> str:
     """An id that depends only on the recording's content and the item's place in it."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:20]}"
+
+
+def run_content_id(run_id: str, events: list[dict[str, Any]], shared: SharedState | None) -> str:
+    """What a run IS, whatever container it was read from: its run id, its events (keys sorted, so a
+    re-serialised copy with its keys in another order is the same run) and the snapshot state read for it.
+    Two recordings of one run id whose events differ (a changed recording) have different identities."""
+    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
+    digest.update(_canonical(events) + b"\x1f")
+    digest.update(_canonical(msgspec.to_builtins(shared) if shared is not None else None))
+    return "rc-" + digest.hexdigest()
+
+
+def _canonical(value: Any) -> bytes:
+    """`value` as JSON with sorted keys (orjson: about 1 GB/s); a number beyond 64 bits or a lone surrogate,
+    which orjson refuses, takes the standard library's slower path."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr).encode("ascii")
 
 
 def run_key_for(run_id: str, sha256: str) -> str:
