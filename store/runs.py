@@ -55,7 +55,8 @@ SORTS: dict[str, tuple[tuple[str, ...], bool, bool]] = {
 }
 
 #: Every path a run (alias `r`) was read from, as a JSON array in the order first seen: all the paths of every
-#: recording it was read from (a bare recording and its envelope are one run with two sources; schema m013).
+#: recording it was read from (a bare recording and its envelope are one run with two sources; schema m014);
+#: within one ingest, the order its workers stored them.
 SOURCES_SQL = (
     "(SELECT json_group_array(path) FROM (SELECT so.path AS path FROM run_sources rs "
     "JOIN sources so ON so.recording_id = rs.recording_id WHERE rs.run_key = r.key "
