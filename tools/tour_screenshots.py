@@ -12,6 +12,7 @@ same screens. tests/test_tour.py runs `take_tour` into a temporary folder and ch
 from __future__ import annotations
 
 import argparse
+import contextlib
 import asyncio
 import re
 import shutil
@@ -64,7 +65,8 @@ def build_database(folder: Path) -> Path:
     path = folder / "tour.db"
     db = open_database(path)
     try:
-        ingest(db, [str(SAMPLES)], db_path=str(path))
+        with contextlib.chdir(REPO):  # paths as a user in a checkout types them, not this machine's
+            ingest(db, [SAMPLES.name], db_path=str(path))
     finally:
         db.close()
     return path
