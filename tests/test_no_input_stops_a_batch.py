@@ -205,6 +205,27 @@ def test_a_fifo_or_device_given_directly_is_refused_without_blocking(
     assert codes["/dev/zero"][0] == "not-a-regular-file" and "device" in codes["/dev/zero"][1]
 
 
+def test_dev_stdin_given_directly_is_refused_without_blocking(tmp_path: Path) -> None:
+    """`reviewer ingest /dev/stdin` with a pipe on stdin that never ends: refused at once, never read."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    program = "from reviewer.cli.main import cli; cli()"
+    argv = [sys.executable, "-c", program, "ingest", "/dev/stdin", str(OTHER), "--db", str(tmp_path / "s.db")]
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True
+    ) as proc:
+        try:
+            output, _ = proc.communicate(timeout=60)  # stdin is left open: a read of it would never return
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("ingest blocked reading /dev/stdin")
+    assert proc.returncode == 1, output  # the exit code of a batch with a quarantined input
+    assert "1 stored" in output and "[not-a-regular-file] /dev/stdin" in output, output
+
+
 def test_symlinks_and_special_files_in_a_folder_are_reported_not_skipped(
     db: Database, db_path: Path, tmp_path: Path
 ) -> None:
@@ -340,6 +361,43 @@ def test_a_store_whose_write_ahead_log_cannot_be_read_is_refused_not_read_in_par
     assert report.stored == 1, "nothing of the store was read, the next file was"
     [(_, code, reason)] = report.quarantined
     assert code == "store-busy" and "busy or unreadable" in reason
+
+
+def test_a_copy_of_a_store_with_its_write_ahead_log_is_read_whole(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    """The file and its -wal copied away from a live writer (no -shm, files read-only): every committed
+    recording is read, none silently skipped (it was 3 of 6 before)."""
+    import shutil
+
+    from tests.artifact_fixtures import (
+        Scope,
+        open_sqlite_store,
+        put_sqlite_artifact,
+        recording_meta,
+        recording_text,
+    )
+
+    live = tmp_path / "live" / "artifacts.db"
+    live.parent.mkdir()
+    writer = open_sqlite_store(live)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    names = sorted(p.name for p in FIXTURE_RECORDINGS.glob("*.json"))[:6]
+    try:
+        for n, name in enumerate(names):
+            text = recording_text(name)
+            put_sqlite_artifact(writer, Scope(conversation_id=f"c{n}"), recording_meta(text), text)
+            writer.commit()
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        for suffix in ("", "-wal"):
+            shutil.copy(f"{live}{suffix}", copy / f"artifacts.db{suffix}")
+            (copy / f"artifacts.db{suffix}").chmod(0o444)
+    finally:
+        writer.close()
+    assert (copy / "artifacts.db-wal").stat().st_size > 0, "the recordings are in the copied log only"
+    report = ingest(db, [copy / "artifacts.db"], db_path=str(db_path), workers=1)
+    assert (report.stored, report.quarantined) == (len(names), [])
 
 
 # ─── bad bytes in arguments ──────────────────────────────────────────────────────────────────────

@@ -101,6 +101,15 @@ class TextCheckingGroup(click.Group):
             )
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """An error message quotes what it refused (an imported row's uid, a typed id): it reaches the terminal
+        through the same inert-text path as every other line."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            exc.message = safe(exc.message)
+            raise
+
 
 def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
     """Every plain line the CLI prints goes through here: recorded text in it is shown inert, whichever field

@@ -132,6 +132,39 @@ def test_every_plain_cli_output_is_inert(hostile_db: Path) -> None:
         assert_inert(result.output, " ".join(args))
 
 
+def test_label_commands_and_their_errors_are_inert(hostile_db: Path, tmp_path: Path) -> None:
+    """`label` says what it stored, `labels --import` what it took or which row it refused: the recorded
+    values in those lines (an imported row's uid, target_id, verdict; a reviewer's name) are inert too."""
+    runner = CliRunner()
+    db = ["--db", str(hostile_db)]
+    finding = json.loads(runner.invoke(cli, ["findings", "--json", *db]).stdout)[3]
+    good = json.loads(runner.invoke(cli, ["labels", "--json", *db]).stdout)[0]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps([dict(good, uid="u" + HOSTILE, target_id="f-ghost" + HOSTILE)]))
+    refused = tmp_path / "refused.json"
+    refused.write_text(json.dumps([dict(good, uid="v" + HOSTILE, verdict="zz" + HOSTILE)]))
+    outputs = {
+        "label": [
+            "label",
+            finding["id"],
+            "--verdict",
+            "tp",
+            "--reviewer",
+            "q" + HOSTILE,
+            "--note",
+            "n" + HOSTILE,
+        ],
+        "labels --import (taken)": ["labels", "--import", str(forged)],
+        "labels --import (refused)": ["labels", "--import", str(refused)],
+    }
+    for where, args in outputs.items():
+        result = runner.invoke(cli, [*args, *db])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (where, result.exception)
+        assert result.output.strip(), where
+        assert_inert(result.output, where)
+    assert "label #1" in result.output and "field verdict" in result.output
+
+
 def screen_text(app: Any) -> str:
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(seg.text for seg in strip) for strip in strips)
