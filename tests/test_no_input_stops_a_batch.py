@@ -431,8 +431,10 @@ def test_bad_bytes_in_an_argument_give_a_one_line_error(
 
 # ─── memory ──────────────────────────────────────────────────────────────────────────────────────
 
-#: The README's bound on the memory an ingest needs beyond the program itself, per byte of the largest file.
+#: The README's bound on the memory an ingest needs beyond the program itself, per byte of the largest file...
 MEMORY_PER_INPUT_BYTE = 8
+#: ...plus this much per event it holds (each is a decoded object and a timeline row until it is written).
+MEMORY_PER_EVENT = 1024
 
 _MEASURE = """
 import sys
@@ -481,6 +483,38 @@ def test_memory_for_a_recording_that_is_one_huge_string_stays_within_the_stated_
     )
     needed = int(done.stdout.strip())
     assert needed < MEMORY_PER_INPUT_BYTE * size, f"{needed / size:.1f} x the file's size"
+
+
+def test_memory_for_a_recording_of_many_tiny_events_stays_within_the_stated_bound(tmp_path: Path) -> None:
+    """The other worst case: events of a dozen bytes each (a million of them took 1.17 GB). The README states
+    the per-event part of the bound; this holds it at 200,000 of the smallest events a recording can have."""
+    import os
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.fail("this test measures peak memory through /proc (Linux)")
+    doc = json.loads(PLAIN.read_text())
+    events = _events(doc)
+    count = 200_000
+    events[len(events) // 2 : len(events) // 2] = [{"type": "x"}] * count
+    path = tmp_path / "tiny-events.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    size = path.stat().st_size
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path), str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    needed = int(done.stdout.strip())
+    bound = MEMORY_PER_INPUT_BYTE * size + MEMORY_PER_EVENT * len(events)
+    assert needed < bound, (
+        f"{needed / len(events):.0f} bytes an event ({needed / size:.0f} x the file's size)"
+    )
 
 
 # ─── a database that is not ours ─────────────────────────────────────────────────────────────────
