@@ -99,6 +99,36 @@ def test_a_tool_result_and_argument_past_64_bits_are_stored_as_their_json(
     assert "unstorable" not in result + args
 
 
+def test_a_tool_result_past_64_bits_is_shown_as_its_json(db: Database, db_path: Path, tmp_path: Path) -> None:
+    """Read back as recorded by `show --json` and by the app's raw view: 10000000000000000000000000, not
+    1e+25 (a float) and not a Python repr."""
+    from click.testing import CliRunner
+
+    from reviewer.cli.main import cli
+    from reviewer.ui.results.raw import raw_sections
+    from reviewer.ui.widgets.safe import pretty_json
+    from store.runs import tool_call
+
+    doc = json.loads(PLAIN.read_text())
+    _first(doc, "tool_end")["payload"]["result"] = {"tempC": 10**25, "city": "SF"}
+    _first(doc, "tool_start")["payload"]["args"] = {"seed": 2**64 + 1}
+    path = tmp_path / "big-json.json"
+    path.write_text(json.dumps(doc))
+    assert ingest(db, [path], db_path=str(db_path)).stored == 1
+    run_key, call_id = db.execute("SELECT run_key, call_id FROM tool_calls").fetchone()
+    shown = CliRunner().invoke(cli, ["show", run_key, "--json", "--db", str(db_path)])
+    assert shown.exit_code == 0, shown.output
+    assert '"tempC": 10000000000000000000000000' in shown.output
+    assert f'"seed": {2**64 + 1}' in shown.output and "e+" not in shown.output
+    [call] = [c for c in json.loads(shown.output)["tool_calls"] if c["call_id"] == call_id]
+    assert call["result"]["tempC"] == 10**25
+    read = tool_call(db, run_key, call_id)["call"]
+    drawn = "\n".join(text for _, text in raw_sections(read))
+    assert '"tempC": 10000000000000000000000000' in drawn and f'"seed": {2**64 + 1}' in drawn
+    detail = pretty_json(read["args"]).plain  # the call detail's arguments
+    assert f'"seed": {2**64 + 1}' in detail and "{'seed'" not in detail
+
+
 def test_a_full_database_is_reported_as_full_not_a_traceback(db: Database, db_path: Path) -> None:
     from store.errors import DatabaseWriteError
 

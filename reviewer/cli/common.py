@@ -3,6 +3,7 @@ JSON, writing exports, and making recorded text inert for a terminal."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,11 @@ def open_db(db_path: Path | None) -> Any:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(
-        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
-    )
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an integer past 64 bits, kept exact as recorded: the standard library writes it
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    sys.stdout.write(text + "\n")
 
 
 def emit(text: str, output: Path | None, force: bool) -> None:
