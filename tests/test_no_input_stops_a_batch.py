@@ -142,6 +142,30 @@ def test_a_full_database_is_reported_as_full_not_a_traceback(db: Database, db_pa
     assert report.stored + report.unchanged == report.seen - len(report.quarantined) > 0
 
 
+def test_a_full_disk_is_one_line_from_the_cli(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`reviewer ingest` when the disk fills mid-batch: exit 1 and one line saying so, no traceback."""
+    from click.testing import CliRunner
+
+    import store.db.connection as connection
+    from reviewer.cli.main import cli
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(OTHER), "--db", str(db_path)]).exit_code == 0
+    real = connection.connect
+
+    def filling(path: str | Path, readonly: bool = False) -> Any:
+        conn = real(path, readonly=readonly)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 8}")  # a few pages left on the "disk"
+        return conn
+
+    monkeypatch.setattr(connection, "connect", filling)
+    result = runner.invoke(cli, ["ingest", str(FIXTURE_RECORDINGS), "--workers", "1", "--db", str(db_path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    [line] = result.output.strip().splitlines()
+    assert "disk is full" in line and "Traceback" not in result.output
+
+
 def _read_only_connections(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every review-database connection opened read-only, as on a read-only filesystem."""
     import store.db.connection as connection
