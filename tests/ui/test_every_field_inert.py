@@ -165,6 +165,36 @@ def test_label_commands_and_their_errors_are_inert(hostile_db: Path, tmp_path: P
     assert "label #1" in result.output and "field verdict" in result.output
 
 
+#: The invisible and reordering characters issue #14 found left raw, one of each class.
+INVISIBLE = {
+    "tag character": "\U000e0041",
+    "cancel tag": "\U000e007f",
+    "word joiner": "\u2060",
+    "invisible operators": "\u2061\u2062\u2063\u2064",
+    "Arabic letter mark": "\u061c",
+    "line and paragraph separators": "\u2028\u2029",
+    "soft hyphen": "\u00ad",
+    "Hangul fillers": "\u115f\u1160\u3164\uffa0",
+}
+
+
+def _visible(chars: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in chars)
+
+
+@pytest.mark.parametrize("name", sorted(INVISIBLE))
+def test_each_invisible_character_is_shown_visibly_not_dropped(hostile_db: Path, name: str) -> None:
+    """Shown as its code point (as a zero-width space already was), in the inert text and in what the CLI
+    prints of a hostile run, so a reviewer sees that it is there."""
+    from reviewer.review.inert import inert
+
+    chars = INVISIBLE[name]
+    assert inert(f"a{chars}b") == f"a{_visible(chars)}b"
+    runs = json.loads(CliRunner().invoke(cli, ["runs", "--json", "--db", str(hostile_db)]).stdout)
+    shown = CliRunner().invoke(cli, ["show", runs[0]["run_key"], "--db", str(hostile_db)]).output
+    assert _visible(chars) in shown
+
+
 def screen_text(app: Any) -> str:
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(seg.text for seg in strip) for strip in strips)
