@@ -3,6 +3,7 @@ JSON, writing exports, and making recorded text inert for a terminal."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,11 @@ def open_db(db_path: Path | None) -> Any:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(
-        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
-    )
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an integer past 64 bits, kept exact as recorded: the standard library writes it
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    sys.stdout.write(text + "\n")
 
 
 def print_json_as(name: str, value: Any) -> None:
@@ -107,6 +110,15 @@ class TextCheckingGroup(click.Group):
                 f"$REVIEWER_NAME is not valid UTF-8 text ({_shown(name)}); set it as UTF-8"
             )
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """An error message quotes what it refused (an imported row's uid, a typed id): it reaches the terminal
+        through the same inert-text path as every other line."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            exc.message = safe(exc.message)
+            raise
 
 
 def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:

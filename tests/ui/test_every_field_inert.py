@@ -143,6 +143,69 @@ def test_every_plain_cli_output_is_inert(hostile_db: Path) -> None:
             assert_inert(shown, " ".join(args) + (" (terminal)" if env else " (piped)"))
 
 
+def test_label_commands_and_their_errors_are_inert(hostile_db: Path, tmp_path: Path) -> None:
+    """`label` says what it stored, `labels --import` what it took or which row it refused: the recorded
+    values in those lines (an imported row's uid, target_id, verdict; a reviewer's name) are inert too."""
+    runner = CliRunner()
+    db = ["--db", str(hostile_db)]
+    finding = json.loads(runner.invoke(cli, ["findings", "--json", *db]).stdout)[3]
+    good = json.loads(runner.invoke(cli, ["labels", "--json", *db]).stdout)[0]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps([dict(good, uid="u" + HOSTILE, target_id="f-ghost" + HOSTILE)]))
+    refused = tmp_path / "refused.json"
+    refused.write_text(json.dumps([dict(good, uid="v" + HOSTILE, verdict="zz" + HOSTILE)]))
+    outputs = {
+        "label": [
+            "label",
+            finding["id"],
+            "--verdict",
+            "tp",
+            "--reviewer",
+            "q" + HOSTILE,
+            "--note",
+            "n" + HOSTILE,
+        ],
+        "labels --import (taken)": ["labels", "--import", str(forged)],
+        "labels --import (refused)": ["labels", "--import", str(refused)],
+    }
+    for where, args in outputs.items():
+        result = runner.invoke(cli, [*args, *db])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (where, result.exception)
+        assert result.output.strip(), where
+        assert_inert(result.output, where)
+    assert "label #1" in result.output and "field verdict" in result.output
+
+
+#: The invisible and reordering characters issue #14 found left raw, one of each class.
+INVISIBLE = {
+    "tag character": "\U000e0041",
+    "cancel tag": "\U000e007f",
+    "word joiner": "\u2060",
+    "invisible operators": "\u2061\u2062\u2063\u2064",
+    "Arabic letter mark": "\u061c",
+    "line and paragraph separators": "\u2028\u2029",
+    "soft hyphen": "\u00ad",
+    "Hangul fillers": "\u115f\u1160\u3164\uffa0",
+}
+
+
+def _visible(chars: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in chars)
+
+
+@pytest.mark.parametrize("name", sorted(INVISIBLE))
+def test_each_invisible_character_is_shown_visibly_not_dropped(hostile_db: Path, name: str) -> None:
+    """Shown as its code point (as a zero-width space already was), in the inert text and in what the CLI
+    prints of a hostile run, so a reviewer sees that it is there."""
+    from reviewer.review.inert import inert
+
+    chars = INVISIBLE[name]
+    assert inert(f"a{chars}b") == f"a{_visible(chars)}b"
+    runs = json.loads(CliRunner().invoke(cli, ["runs", "--json", "--db", str(hostile_db)]).stdout)
+    shown = CliRunner().invoke(cli, ["show", runs[0]["run_key"], "--db", str(hostile_db)]).output
+    assert _visible(chars) in shown
+
+
 def screen_text(app: Any) -> str:
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(seg.text for seg in strip) for strip in strips)
