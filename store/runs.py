@@ -147,8 +147,9 @@ def _search_plan(db: Database, query: str) -> str:
 
 
 def fts_query(text: str) -> str:
-    """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user."""
-    words = [w for w in text.replace('"', " ").split() if w]
+    """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user (a NUL,
+    which FTS5 reads as the end of the query, separates words like a space)."""
+    words = [w for w in text.replace('"', " ").replace("\x00", " ").split() if w]
     return " ".join(f'"{w}"' for w in words) or '""'
 
 

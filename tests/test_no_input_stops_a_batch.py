@@ -616,3 +616,14 @@ def test_file_names_that_are_not_utf8_are_ingested_and_quarantined_not_fatal(
     assert code == "empty" and path.endswith("bro\\xefken.json") and path in reason
     sources = {r[0] for r in db.execute("SELECT source FROM recordings")}
     assert str(folder / "caf\\xe9.json") in sources
+
+
+def test_a_search_holding_a_nul_finds_the_words_around_it(db: Database, tmp_path: Path) -> None:
+    from store.runs import count_runs, list_runs
+
+    ingest(db, [PLAIN, OTHER], db_path=str(tmp_path / "x.db"))
+    plain = list_runs(db, search="the")
+    assert plain, "the fixture's answers hold the word"
+    # FTS5 reads a NUL as the end of its query text ("unterminated string"): it separates words instead.
+    assert list_runs(db, search="the\x00") == plain
+    assert count_runs(db, search="\x00the\x00") == len(plain)
