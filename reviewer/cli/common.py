@@ -42,11 +42,14 @@ def open_db(db_path: Path | None) -> Any:
 
 
 def print_json(value: Any) -> None:
+    """`value` as JSON on stdout: exact data, with no raw control or invisible character for a terminal."""
+    from reviewer.review.inert import json_inert
+
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:  # an integer past 64 bits, kept exact as recorded: the standard library writes it
         text = json.dumps(value, indent=2, ensure_ascii=False)
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(json_inert(text) + "\n")
 
 
 def print_json_as(name: str, value: Any) -> None:

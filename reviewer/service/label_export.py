@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from reviewer.review.inert import json_inert
 from store.labels import LABEL_FIELDS
 
 #: Columns of a label export, in order (the JSON objects carry the same keys).
@@ -49,4 +50,4 @@ def labels_text(rows: list[dict[str, Any]], fmt: str) -> str:
         writer.writeheader()
         writer.writerows({k: csv_cell(json_cell(v)) for k, v in row.items()} for row in rows)
         return buf.getvalue()
-    return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return json_inert(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()) + "\n"

@@ -143,6 +143,37 @@ def test_every_plain_cli_output_is_inert(hostile_db: Path) -> None:
             assert_inert(shown, " ".join(args) + (" (terminal)" if env else " (piped)"))
 
 
+def test_every_json_output_is_exact_and_holds_no_raw_control_or_invisible_character(hostile_db: Path) -> None:
+    """`--json` keeps the recorded values exactly, with every unsafe character written as its JSON escape
+    (a raw U+009B is a CSI to some terminals; bidi and separator characters reorder or break the view)."""
+    runner = CliRunner()
+    db = ["--db", str(hostile_db)]
+    runs = json.loads(runner.invoke(cli, ["runs", "--json", *db]).stdout)
+    finding = json.loads(runner.invoke(cli, ["findings", "--json", *db]).stdout)[0]
+    assert (
+        runner.invoke(
+            cli, ["label", finding["id"], "--verdict", "tp", "--note", "n" + HOSTILE, *db]
+        ).exit_code
+        == 0
+    )
+
+    def strings(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return [value] if isinstance(value, str) else []
+
+    recorded = (["runs"], ["findings"], ["labels"], ["show", runs[0]["run_key"]])
+    for args in (*recorded, ["pack", "show", "hostile"], ["quarantine"], ["stats"]):
+        out = runner.invoke(cli, [*args, "--json", *db]).stdout
+        assert_inert(out, " ".join(args) + " --json")
+        if args in recorded:  # parsed back, the recorded (hostile) text is there exactly
+            assert any(HOSTILE in text for text in strings(json.loads(out))), args
+    exported = json.loads(runner.invoke(cli, ["labels", "--json", *db]).stdout)
+    assert "n" + HOSTILE in [label["note"] for label in exported], "the note comes back exactly as written"
+
+
 def test_label_commands_and_their_errors_are_inert(hostile_db: Path, tmp_path: Path) -> None:
     """`label` says what it stored, `labels --import` what it took or which row it refused: the recorded
     values in those lines (an imported row's uid, target_id, verdict; a reviewer's name) are inert too."""
