@@ -16,7 +16,7 @@ from store.reading.extract.evictions import evictions
 from store.reading.extract.findings import findings
 from store.reading.extract.run_row import run_row
 from store.reading.extract.timeline import timeline
-from store.reading.extract.walk import Extracted, RunWalk, as_str, group_runs, last_real_run, short_type
+from store.reading.extract.walk import Extracted, RunWalk, as_str, group_runs, last_real_run
 from store.reading.outcome import classify_outcome
 from store.reading.text import dumps
 
@@ -25,11 +25,8 @@ __all__ = ["Extracted", "extract"]
 
 def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: int) -> Extracted:
     """Every row of one recording. `sha256` names the content and seeds every stable id."""
-    events = rec.events
-    cache: dict[str, str] = {}
-    shorts = [cache.get(t) or cache.setdefault(t, short_type(t)) for t in (e["type"] for e in events)]
-    payloads = [p if isinstance(p := e.get("payload"), dict) else {} for e in events]
-    groups = group_runs(events)
+    shorts, payloads = rec.shorts, rec.payloads
+    groups = group_runs(rec.metas)
     snapshot_run = last_real_run(groups)
     env_run = rec.envelope_run or {}
     producer = rec.producer or {}
@@ -40,7 +37,7 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "container": container,
             "form": rec.form,
             "bytes": size,
-            "events": len(events),
+            "events": len(rec.types),
             "skipped_events": rec.skipped_events,
             "runs": len(groups),
             "has_snapshot": int(rec.has_snapshot),

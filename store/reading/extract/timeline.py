@@ -37,14 +37,13 @@ def timeline(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
         t = walk.shorts[i]
         if t in NOT_IN_TIMELINE:
             continue
-        e = walk.ev(i)
         m = walk.meta(i)
         p = walk.payload(i)
         walk.out.events.append(
             {
                 "run_key": walk.key,
                 "seq": i,
-                "type": e["type"],
+                "type": walk.rec.types[i],
                 "stage": as_str(m.get("runtimeStageId")),
                 "wall_ms": as_int(m.get("wallClockMs")),
                 "iteration": walk.iteration_at.get(i),
