@@ -90,7 +90,15 @@ UNREAD_PAYLOADS = frozenset(
 )
 PREFIX = "agentfootprint."
 
-MetaView: TypeAlias = Meta | dict[str, Any]
+MetaView: TypeAlias = Meta
+
+
+def _as_meta(value: Any) -> Meta:
+    """A plain `meta` object as the Struct the typed decode makes (its other keys dropped; not an object:
+    an empty one)."""
+    if not isinstance(value, dict):
+        return NO_META
+    return Meta(**{k: value[k] for k in Meta.__struct_fields__ if k in value})
 
 
 class Snapshot(msgspec.Struct, gc=False):
@@ -335,7 +343,7 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
         form=form,
         types=types,
         shorts=[t[len(PREFIX) :] if t.startswith(PREFIX) else t for t in types],
-        metas=[m if isinstance(m := e.get("meta"), dict) else {} for e in kept],
+        metas=[_as_meta(e.get("meta")) for e in kept],
         payloads=[p if isinstance(p := e.get("payload"), dict) else {} for e in kept],
         shared_state=snapshot.sharedState if snapshot is not None else None,
         has_snapshot=snapshot is not None,

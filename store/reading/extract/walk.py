@@ -100,7 +100,7 @@ def group_runs(metas: Sequence[MetaView]) -> dict[str, list[int]]:
     pending: list[int] = []
     current: str | None = None
     for index, meta in enumerate(metas):
-        run_id = meta.get("runId")
+        run_id = meta.runId
         if not isinstance(run_id, str):
             run_id = None
         if run_id is None or run_id == CONSUMER_SCOPE:
