@@ -154,11 +154,12 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
         try:
             rec = decode_recording(data, item.origin)
             extracted = extract(rec, sha256=sha, origin=item.origin, container=item.container, size=len(data))
+            tuples = to_tuples(extracted)  # a million small tuples: no collector passes over them either
         finally:
             if was_enabled:
                 gc.enable()
         original = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
-        return Prepared(extracted, CODEC, original, to_tuples(extracted))
+        return Prepared(extracted, CODEC, original, tuples)
     except RecordingError as exc:
         return Failure(item.origin, exc.code, exc.message, sha)
     except MemoryError:

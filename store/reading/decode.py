@@ -186,8 +186,11 @@ class Recording:
     skipped_events: int
 
 
-def decode_recording(data: bytes, origin: str) -> Recording:
-    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem."""
+def decode_recording(data: bytes, origin: str, *, typed: bool = True) -> Recording:
+    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem.
+
+    `typed=False` skips the typed decode and reads every event as a plain object (what the typed decode
+    falls back to; tests compare the two)."""
     if not data:
         raise RecordingError("empty", f"{origin}: the file is empty")
     head = data[:8192]
@@ -199,7 +202,7 @@ def decode_recording(data: bytes, origin: str) -> Recording:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        recording = _fast_recording(_FAST_DECODER.decode(data))
+        recording = _fast_recording(_FAST_DECODER.decode(data)) if typed else None
     except (msgspec.DecodeError, RecursionError):  # not of the usual shape, or broken: read as before
         recording = None
     if recording is not None:
