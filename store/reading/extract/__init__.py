@@ -24,7 +24,6 @@ from store.reading.extract.walk import (
     last_real_run,
     run_content_id,
     run_key_for,
-    short_type,
 )
 from store.reading.outcome import classify_outcome
 from store.reading.text import dumps
@@ -34,11 +33,8 @@ __all__ = ["Extracted", "extract"]
 
 def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: int) -> Extracted:
     """Every row of one recording. `sha256` names the content and seeds every stable id."""
-    events = rec.events
-    cache: dict[str, str] = {}
-    shorts = [cache.get(t) or cache.setdefault(t, short_type(t)) for t in (e["type"] for e in events)]
-    payloads = [p if isinstance(p := e.get("payload"), dict) else {} for e in events]
-    groups = group_runs(events)
+    shorts, payloads = rec.shorts, rec.payloads
+    groups = group_runs(rec.metas)
     snapshot_run = last_real_run(groups)
     env_run = rec.envelope_run or {}
     producer = rec.producer or {}
@@ -49,7 +45,7 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "container": container,
             "form": rec.form,
             "bytes": size,
-            "events": len(events),
+            "events": len(rec.types),
             "skipped_events": rec.skipped_events,
             "runs": len(groups),
             "has_snapshot": int(rec.has_snapshot),
@@ -58,6 +54,7 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "envelope_run": dumps(rec.envelope_run),
         }
     )
+    events = rec.event_objects()
     for run_id, indexes in groups.items():
         shared = rec.shared_state if run_id == snapshot_run else None
         run_env = env_run if (env_run and (env_run.get("runId") == run_id or len(groups) == 1)) else {}

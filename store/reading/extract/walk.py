@@ -7,6 +7,7 @@ import hashlib
 import json
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from store.reading.decode import Recording, SharedState
+from store.reading.decode import MetaView, Recording, SharedState
 from store.reading.text import as_text
 
 PREFIX = "agentfootprint."
@@ -113,7 +114,7 @@ def run_key_for(run_id: str, sha256: str) -> str:
 # --------------------------------------------------------------------------- grouping (section 4.2/4.3)
 
 
-def group_runs(events: list[dict[str, Any]]) -> dict[str, list[int]]:
+def group_runs(metas: Sequence[MetaView]) -> dict[str, list[int]]:
     """Event indexes per run id, in first-seen order.
 
     `consumer-scope` (pause/resume) and run-less events belong to the run they interrupt: the run of
@@ -122,8 +123,10 @@ def group_runs(events: list[dict[str, Any]]) -> dict[str, list[int]]:
     groups: dict[str, list[int]] = {}
     pending: list[int] = []
     current: str | None = None
-    for index, event in enumerate(events):
-        run_id = as_str(as_dict(event.get("meta")).get("runId"))
+    for index, meta in enumerate(metas):
+        run_id = meta.runId
+        if not isinstance(run_id, str):
+            run_id = None
         if run_id is None or run_id == CONSUMER_SCOPE:
             if current is None:
                 pending.append(index)
@@ -184,9 +187,6 @@ class RunWalk:
         self.answer = self._answer()
 
     # -- helpers
-    def ev(self, index: int) -> dict[str, Any]:
-        return self.rec.events[index]
-
     def payload(self, index: int) -> dict[str, Any]:
         return self.payloads[index]
 
@@ -196,8 +196,8 @@ class RunWalk:
         found.sort()
         return found
 
-    def meta(self, index: int) -> dict[str, Any]:
-        return as_dict(self.ev(index).get("meta"))
+    def meta(self, index: int) -> MetaView:
+        return self.rec.metas[index]
 
     def first(self, etype: str) -> dict[str, Any] | None:
         found = self.by_type.get(etype)
