@@ -2,7 +2,9 @@
 real recordings, the samples (broken ones and a zip included), the test helpers' recordings and a few
 bench corpus files, against a golden written by the earlier code (`python -m tests.ingest_dump`): the ingest
 before the typed decode and the one writer, with one run per content identity (run_sources, m014), so the
-golden also holds which recordings each run was read from and its identity, with one worker or two."""
+golden also holds which recordings each run was read from and its identity, with one worker or two. (Its
+content ids were written again when the identity became a digest of per-event digests, so that a huge
+event is never decoded twice at once; every other row, and which runs share an identity, were unchanged.)"""
 
 from __future__ import annotations
 

@@ -13,12 +13,14 @@ plain objects, and reads exactly as before.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import msgspec
 
 from store.errors import RecordingError
+from store.reading.text import canonical
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 
@@ -163,6 +165,14 @@ class LooseTopLevel(msgspec.Struct, gc=False):
 
 _FAST_DECODER = msgspec.json.Decoder(FastTopLevel)
 _EVENTS_DECODER = msgspec.json.Decoder(list[Event])
+_RAW_LIST_DECODER = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def event_digest(event: Any) -> bytes:
+    """What one recorded event is, whatever its serialisation: its canonical JSON's digest."""
+    return hashlib.blake2b(canonical(event), digest_size=16).digest()
+
+
 _ANY_DECODER = msgspec.json.Decoder()
 _INJECTED_DECODER = msgspec.json.Decoder(Injected)
 _INJECTED_LIST_DECODER = msgspec.json.Decoder(list[Injected])
@@ -186,19 +196,9 @@ class Recording:
     configuration: dict[str, Any] | None
     producer: dict[str, Any] | None
     skipped_events: int
-    #: the events as recorded: their JSON (typed decode) or the objects (tolerant decode), for `event_objects`
-    events_raw: msgspec.Raw | None = None
-    event_dicts: list[dict[str, Any]] | None = None
-
-    def event_objects(self) -> list[dict[str, Any]]:
-        """Every kept event as the whole object recorded (the typed decode skips what extraction does not
-        read; a run's content identity needs all of it), in the order of `types`."""
-        if self.event_dicts is not None:
-            return self.event_dicts
-        if self.events_raw is None:
-            return []
-        events = _ANY_DECODER.decode(self.events_raw)  # (msgspec keeps an integer past 64 bits exact)
-        return [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
+    #: per kept event, a digest of the whole event as recorded (`event_digest`): a run's content identity
+    #: is made of its events' digests (the typed decode skips what extraction does not read)
+    event_digests: list[bytes] = field(default_factory=list)
 
 
 def decode_recording(data: bytes, origin: str, *, typed: bool = True) -> Recording:
@@ -268,6 +268,13 @@ def _fast_recording(top: FastTopLevel) -> Recording | None:
     raws: list[msgspec.Raw] = []
     injected: list[int] = []
     injected_raws: list[msgspec.Raw] = []
+    # each kept event's digest, from its whole JSON read one event at a time (only one event's objects are
+    # alive at once: a recording that is one huge string is not held twice)
+    digests = [
+        event_digest(_ANY_DECODER.decode(raw))
+        for e, raw in zip(events, _RAW_LIST_DECODER.decode(events_raw), strict=True)
+        if isinstance(e.type, str)
+    ]
     for e in events:
         t = e.type
         if not isinstance(t, str):
@@ -307,7 +314,7 @@ def _fast_recording(top: FastTopLevel) -> Recording | None:
         configuration=top.configuration if isinstance(top.configuration, dict) else None,
         producer=top.producer if isinstance(top.producer, dict) else None,
         skipped_events=len(events) - len(types),
-        events_raw=events_raw,
+        event_digests=digests,
     )
 
 
@@ -374,5 +381,5 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
         configuration=top.configuration if isinstance(top.configuration, dict) else None,
         producer=top.producer if isinstance(top.producer, dict) else None,
         skipped_events=len(events) - len(kept),
-        event_dicts=kept,
+        event_digests=[event_digest(e) for e in kept],
     )

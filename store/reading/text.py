@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -20,6 +21,16 @@ def dumps(value: Any) -> str | None:
         return msgspec.json.encode(value).decode()
     except (TypeError, ValueError, msgspec.EncodeError):
         return orjson.dumps({"af_reviewer_unstorable": repr(value)[:2000]}).decode()
+
+
+def canonical(value: Any) -> bytes:
+    """`value` as JSON with sorted keys, the same bytes for the same value however it was serialised (key
+    order, whitespace, escapes); a number past 64 bits or a lone surrogate, which orjson refuses, takes the
+    standard library's slower path."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr).encode("ascii")
 
 
 def bounded(text: str | None, limit: int) -> str | None:

@@ -54,13 +54,13 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "envelope_run": dumps(rec.envelope_run),
         }
     )
-    events = rec.event_objects()
+    digests = rec.event_digests
     for run_id, indexes in groups.items():
         shared = rec.shared_state if run_id == snapshot_run else None
         run_env = env_run if (env_run and (env_run.get("runId") == run_id or len(groups) == 1)) else {}
         _extract_run(RunWalk(out, rec, run_id, indexes, shared, run_env, sha256, shorts, payloads))
         out.identities[run_key_for(run_id, sha256)] = run_content_id(
-            run_id, [events[i] for i in indexes], shared
+            run_id, [digests[i] for i in indexes], shared
         )
     return out
 

@@ -4,7 +4,6 @@ and iteration, and the small value readers every part of extraction shares. Pure
 from __future__ import annotations
 
 import hashlib
-import json
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
@@ -16,7 +15,7 @@ import msgspec
 import orjson
 
 from store.reading.decode import MetaView, Recording, SharedState
-from store.reading.text import as_text
+from store.reading.text import as_text, canonical
 
 PREFIX = "agentfootprint."
 CONSUMER_SCOPE = "consumer-scope"
@@ -87,23 +86,15 @@ def stable_id(prefix: str, *parts: Any) -> str:
     return f"{prefix}-{digest[:20]}"
 
 
-def run_content_id(run_id: str, events: list[dict[str, Any]], shared: SharedState | None) -> str:
-    """What a run IS, whatever container it was read from: its run id, its events (keys sorted, so a
-    re-serialised copy with its keys in another order is the same run) and the snapshot state read for it.
-    Two recordings of one run id whose events differ (a changed recording) have different identities."""
+def run_content_id(run_id: str, event_digests: list[bytes], shared: SharedState | None) -> str:
+    """What a run IS, whatever container it was read from: its run id, its events (each by the digest of its
+    canonical JSON, `decode.event_digest`: keys sorted, so a re-serialised copy is the same run) and the
+    snapshot state read for it. Two recordings of one run id whose events differ (a changed recording) have
+    different identities."""
     digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
-    digest.update(_canonical(events) + b"\x1f")
-    digest.update(_canonical(msgspec.to_builtins(shared) if shared is not None else None))
+    digest.update(b"".join(event_digests) + b"\x1f")
+    digest.update(canonical(msgspec.to_builtins(shared) if shared is not None else None))
     return "rc-" + digest.hexdigest()
-
-
-def _canonical(value: Any) -> bytes:
-    """`value` as JSON with sorted keys (orjson: about 1 GB/s); a number beyond 64 bits or a lone surrogate,
-    which orjson refuses, takes the standard library's slower path."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr).encode("ascii")
 
 
 def run_key_for(run_id: str, sha256: str) -> str:
