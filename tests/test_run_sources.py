@@ -62,7 +62,9 @@ def test_a_recording_and_its_envelope_are_one_run_with_both_sources(db: Database
     assert [r["run_id"] for r in rows] == [CAPPED_RUN], "one run, not the same row twice"
     [run] = rows
     assert sorted(run["sources"]) == sorted([str(BARE), str(ENVELOPE)]), "both paths (in the order stored)"
-    assert run["source"] == run["sources"][0], "the existing field keeps its meaning: the run's first recording"
+    assert run["source"] == run["sources"][0], (
+        "the existing field keeps its meaning: the run's first recording"
+    )
     assert {"run_key", "agent_id", "outcome", "findings", "tool_calls"} <= set(run)
     # what only the envelope states (184 events dropped before the first kept one) is kept on the one run
     shown = _json(["show", CAPPED_RUN, "--json", "--db", str(db_path)])
@@ -94,7 +96,9 @@ def test_a_bug_report_bundle_of_the_envelope_is_the_same_run(
     report = ingest(db, [BARE, bundle], db_path=str(db_path))
     assert report.stored == 2 and report.merged_runs == 1 and report.quarantined == []
     [run] = _json(["runs", "--json", "--db", str(db_path)])
-    assert sorted(run["sources"]) == sorted([str(BARE), f"{bundle}!envelope.json"]), "both paths (order stored)"
+    assert sorted(run["sources"]) == sorted([str(BARE), f"{bundle}!envelope.json"]), (
+        "both paths (order stored)"
+    )
     assert _json(["show", CAPPED_RUN, "--json", "--db", str(db_path)])["dropped_events"] == 184
 
 

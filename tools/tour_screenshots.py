@@ -12,8 +12,8 @@ same screens. tests/test_tour.py runs `take_tour` into a temporary folder and ch
 from __future__ import annotations
 
 import argparse
-import contextlib
 import asyncio
+import contextlib
 import re
 import shutil
 import subprocess
@@ -140,7 +140,9 @@ async def take_tour(out: Path, *, db_path: Path | None = None) -> dict[str, Path
                 save("runs")
 
                 await pilot.press("K")
-                await _settle(pilot, lambda: isinstance(app.screen, QuarantineScreen) and bool(app.screen.rows))
+                await _settle(
+                    pilot, lambda: isinstance(app.screen, QuarantineScreen) and bool(app.screen.rows)
+                )
                 save("quarantine")
                 back_to_runs()
 
