@@ -53,3 +53,18 @@ async def test_z_on_the_timeline_beside_a_tool_result_fills_the_screen(app_facto
         await wait_until(pilot, lambda: screen.maximized is None)
         await pilot.pause()
         assert timeline.region.height <= 12
+
+
+async def test_the_start_of_an_agent_name_lists_its_runs_first_in_the_palette(app_factory) -> None:
+    """Typing the start of an agent's name ("tiny", "support") puts its runs above the commands whose words
+    merely contain those letters in order."""
+    from tests.ui.test_app import palette_prompts, runs_loaded
+
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await runs_loaded(pilot)
+        for typed, agent in (("tiny", "tiny-agent"), ("supp", "support-desk")):
+            listed = await palette_prompts(pilot, typed, "Jump to run")
+            assert listed[0].startswith("Jump to run") and agent in listed[0], listed
+            await pilot.press("escape")
+            await pilot.pause()
