@@ -162,6 +162,11 @@ class MissedBar(InlinePrompt):
             options.highlighted = [v for v, _ in MISSED_CHOICES].index(self.suggested)
         options.focus()
 
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While it asks, a printable key is a choice or nothing: never a key of the screen behind (`1` would
+        judge the finding under the bar, `]` walk away from it)."""
+        return character is not None and character.isprintable()
+
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
