@@ -18,6 +18,7 @@ from reviewer.service import pack_ops
 from reviewer.service.replay_process import ReplayProcess
 from reviewer.service.threads import DatabaseThreads
 from reviewer.service.timeline_rows import TIMELINE_CAP, build_timeline
+from reviewer.service.vocabulary import StoredPack
 from store import changes, findings, labels, recordings, runs
 
 #: Rows per block the runs list reads at a time.
@@ -330,6 +331,10 @@ class ReviewService:
     ) -> dict[str, Any]:
         """Accept (a new pack version) or reject a suggested phrase; `{pack (None when rejected), ...}`."""
         return await self._threads.write(pack_ops.decide, name, phrase, list_name, decision, who)
+
+    async def create_pack(self, name: str, who: str | None, note: str | None = None) -> StoredPack:
+        """Version 1 of a new, empty pack `name` (PackNameError for a bad name, StoreError if it exists)."""
+        return await self._threads.write(pack_ops.create_pack, name, who=who, note=note)
 
     async def remove_phrase(self, name: str, phrase: str, who: str | None, note: str | None = None) -> None:
         """A new version of pack `name` without `phrase`."""

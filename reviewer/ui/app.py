@@ -91,7 +91,7 @@ class ReviewerApp(App[None]):
                 self.notify(str(exc), title="keymap ignored", severity="warning", markup=False)
             else:
                 self._initial_keymap = found.bindings
-                problems = found.problems + unknown_ids(found.bindings)
+                problems = found.problems + unknown_ids(found.bindings, found.where)
                 for problem in problems[:10]:
                     self.notify(problem[:500], title="keymap line ignored", severity="warning", markup=False)
         if self._initial_keymap:
@@ -282,13 +282,16 @@ def known_binding_ids() -> set[str]:
     return ids
 
 
-def unknown_ids(bindings: dict[str, str]) -> list[str]:
-    """One message per keymap binding id that names no binding of this app (a typo would do nothing)."""
+def unknown_ids(bindings: dict[str, str], where: dict[str, str] | None = None) -> list[str]:
+    """One message per keymap binding id that names no binding of this app (a typo would do nothing), naming
+    its line as the other keymap messages do."""
     if not bindings:
         return []  # no keymap file: nothing to check (and no scan of the classes at start-up)
     known = known_binding_ids()
+    at = where or {}
     return [
-        f"keymap: no binding has the id {binding_id!r} (left out); ? lists every binding with its id"
+        f"{at.get(binding_id, 'keymap')}: no binding has the id {binding_id!r} (left out); ? lists every "
+        "binding with its id"
         for binding_id in bindings
         if binding_id not in known
     ]

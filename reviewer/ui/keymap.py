@@ -36,6 +36,8 @@ class Keymap:
 
     bindings: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: where each binding id was read ("path:line", or the path when its line is not known)
+    where: dict[str, str] = field(default_factory=dict)
 
 
 def _one_key(value: str) -> str:
@@ -203,6 +205,7 @@ def read_keymap(path: str | Path | None = None) -> Keymap:
             result.problems.append(entry)
         else:
             result.bindings[binding_id] = entry.textual_keys
+            result.where[binding_id] = at
     return result
 
 

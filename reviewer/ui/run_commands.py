@@ -27,7 +27,8 @@ MIN_QUERY = 2
 
 
 def run_match_score(query: str, run: dict[str, Any], fuzzy: re.Pattern[str] | None = None) -> float:
-    """How well `query` picks `run` (0: not at all). Prefix of the id or key > substring > in-order letters."""
+    """How well `query` picks `run` (0: not at all). Prefix of the id or key > prefix of the agent > substring >
+    in-order letters."""
     q = query.casefold()
     run_id = str(run.get("run_id") or "").casefold()
     key = str(run.get("run_key") or "").casefold()
@@ -36,6 +37,8 @@ def run_match_score(query: str, run: dict[str, Any], fuzzy: re.Pattern[str] | No
         return 0.95
     if run_id.startswith(q) or key.startswith(q):
         return 0.9
+    if agent.startswith(q):  # the start of an agent's name: above commands that merely hold its letters
+        return 0.8
     if q in run_id or q in key:
         return 0.7
     if q in agent:
@@ -83,7 +86,14 @@ class RunJumpCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         post = self.reviewer_app.post_message
-        for score, run in matching_runs(query, self.runs):
+        matcher = self.matcher(query)
+        for rank, run in matching_runs(query, self.runs):
+            # on the palette's own scale (Textual's fuzzy matcher, as every command is scored), so a run whose
+            # id or agent starts with the query is not listed under commands that merely hold its letters;
+            # `rank` (below 1) orders runs the matcher scores alike
+            score = rank + max(
+                matcher.match(str(run.get(f) or "")) for f in ("run_id", "run_key", "agent_id")
+            )
             run_id = inert(str(run.get("run_id") or run.get("run_key") or "?")[:120], keep_newlines=False)
             agent = inert(str(run.get("agent_id") or "?")[:60], keep_newlines=False)
             when = str(run.get("started_at") or "")[:16].replace("T", " ")

@@ -135,3 +135,21 @@ async def test_the_app_reports_the_bad_line_and_applies_the_rest(
         assert f"{path}:1: 'runs.queue'" in str(note.message) and note.title == "keymap line ignored"
         await pilot.press("P")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "PacksScreen")
+
+
+async def test_a_binding_id_the_app_does_not_have_is_reported_with_its_line(
+    app_factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A misspelt id is reported as every other bad line is: the file and line first, then the id."""
+    from tests.ui.conftest import SIZE, runs_screen_ready, wait_until
+
+    path = tmp_path / "keys.toml"
+    path.write_text('label.tp = "y"\nnav.bogus = "k"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWER_KEYMAP", str(path))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await runs_screen_ready(pilot)
+        await wait_until(pilot, lambda: any("nav.bogus" in str(n.message) for n in app._notifications))
+        [note] = [n for n in app._notifications if "nav.bogus" in str(n.message)]
+        assert str(note.message).startswith(f"{path}:2: no binding has the id 'nav.bogus'")
+        assert not [n for n in app._notifications if "label.tp" in str(n.message)]  # the good line applies

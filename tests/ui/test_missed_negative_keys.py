@@ -201,3 +201,26 @@ async def test_every_bundled_sample_marks_its_offered_clause_in_two_keys(
             assert rows[-1]["span_text"] == words
             await wait_until(pilot, lambda screen=screen: not screen.answer.selecting)
             await pilot.press("escape")
+
+
+async def test_while_the_list_is_asked_a_label_key_does_not_judge_the_finding_behind(
+    app_factory, label_db: Path
+) -> None:
+    """The bar asking none/complete sits under the finding: `1` (or `]`) there is not a label of that finding
+    nor a walk away from it; the bar's own keys still answer."""
+    app: ReviewerApp = app_factory(db_path=label_db, reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await jump_to_run(pilot, PROSE_RUN)
+        await pilot.press("right_square_bracket")  # a finding under the timeline cursor
+        await wait_until(pilot, lambda: (screen.query_one("#detail").showing or "").startswith("finding:"))
+        showing = screen.query_one("#detail").showing
+        await mark(pilot, "enter")
+        await wait_until(pilot, lambda: bool(screen.query(MissedBar)))
+        await pilot.press("1", "2", "right_square_bracket")
+        await pilot.pause(0.3)
+        assert one(label_db, "SELECT count(*) FROM labels") == 0  # nothing judged behind the bar
+        assert screen.query(MissedBar) and screen.query_one("#detail").showing == showing
+        await pilot.press("n")
+        [row] = await labelled(pilot, label_db, 1)
+        assert row["span_text"] == "No pods are pending" and row["list"] == "none"
+        assert one(label_db, "SELECT count(*) FROM labels") == 1

@@ -167,3 +167,49 @@ async def test_no_idle_progress_bar_and_the_caveat_once(db_path: Path, tmp_path:
         shown = "\n".join(str(w.render()) for w in screen.query(Static) if w.display)
         assert shown.count("covers only the literal phrase") == 1  # the caveat, once (above the report)
         assert "answers replayed" in _report_text(screen)
+
+
+async def test_n_makes_a_pack_by_name_and_accepted_suggestions_go_to_it(
+    db_path: Path, tmp_path: Path
+) -> None:
+    from textual.widgets import Input
+
+    db = open_database(db_path)
+    build_hand_corpus(db, tmp_path / "recordings")
+    db.close()
+    app = Host(db_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen_under_test
+        await until(pilot, lambda: bool(screen.suggestion_rows))
+        title = screen.query_one("#packs-title", Static)
+        assert "n makes one by name" in str(title.render())
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        assert screen.query_one("#suggestions", DataTable).region.height > 5  # the panes stay in view
+        await pilot.press(*"triage", "enter")
+        await until(pilot, lambda: screen.stored is not None and screen.stored.name == "triage")
+        assert "triage@1" in str(title.render())
+        first = screen.suggestion_rows[0]
+        await pilot.press("a")  # the focus is back on the suggestions: a accepts into the chosen pack
+        check = open_database(db_path)
+        await until(
+            pilot, lambda: (p := store_packs.latest_pack(check, "triage")) is not None and p.version == 2
+        )
+        latest = store_packs.latest_pack(check, "triage")
+        assert latest is not None and first["phrase"] in latest.none + latest.complete
+        assert latest.created_by == "tess"
+        assert store_packs.latest_pack(check, DEFAULT_PACK) is None  # nothing went to 'default'
+
+        # a taken name is refused with the reason, and nothing is written
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"triage", "enter")
+        await until(pilot, lambda: any("exists" in str(n.message) for n in app._notifications))
+        assert store_packs.latest_pack(check, "triage") == latest
+        # escape cancels the bar without leaving the screen
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.query("#pack-name-bar"))
+        assert app.screen is screen
+        check.close()

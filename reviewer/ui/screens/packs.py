@@ -37,6 +37,7 @@ from reviewer.service import ReviewService, StoredPack
 from reviewer.service.pack_ops import export_text, to_domain
 from reviewer.ui.screens.run import RunScreen
 from reviewer.ui.widgets.footer import FittingFooter
+from reviewer.ui.widgets.inline_prompts import PackNameBar
 
 #: The pack an accepted suggestion goes to when no pack exists yet.
 DEFAULT_PACK = "default"
@@ -78,6 +79,7 @@ class PacksScreen(Screen[None]):
     the pack against its previous version on the right (`R` re-runs it)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_pack", "New pack", id="packs.new"),
         Binding("a", "accept", "Accept", id="packs.accept"),
         Binding("x", "reject", "Reject", id="packs.reject"),
         Binding("d", "remove_phrase", "Remove phrase", id="packs.remove"),
@@ -296,7 +298,10 @@ class PacksScreen(Screen[None]):
         phrases.clear_options()
         stored = self.stored
         if stored is None:
-            title.append(f"no pack yet: accepting a suggestion creates pack {DEFAULT_PACK!r}", style="dim")
+            title.append(
+                f"no pack yet: n makes one by name, or accepting a suggestion creates pack {DEFAULT_PACK!r}",
+                style="dim",
+            )
         else:
             title.append_text(_text(stored.ref))
             title.append(f"  content id {stored.content_hash[:12]}", style="dim")
@@ -420,6 +425,29 @@ class PacksScreen(Screen[None]):
         else:
             self.notify(f"{suggestion['phrase']!r} rejected", markup=False)
         self.reload(replay=result["pack"] is not None)
+
+    def action_new_pack(self) -> None:
+        """Ask for a name in a bar under the panes; the new pack (version 1, empty) becomes the chosen one, so
+        accepted suggestions go to it."""
+        if self.query(PackNameBar):
+            return
+
+        def done(value: str | None) -> None:
+            if value is not None and value.strip():
+                self._create(value)
+
+        self.mount(PackNameBar(on_done=done))
+
+    @work(group="packs-decide", exit_on_error=False)
+    async def _create(self, name: str) -> None:
+        try:
+            stored = await self.data.service.create_pack(name, self.reviewer, note="made in the app")
+        except Exception as exc:  # noqa: BLE001 - a bad or taken name is shown verbatim
+            self.notify(str(exc)[:500], title="no pack made", severity="error", markup=False)
+            return
+        self.pack_name = stored.name
+        self.notify(f"made pack {stored.ref}: accepted suggestions now go to it", markup=False)
+        self.reload(replay=True)
 
     def action_remove_phrase(self) -> None:
         stored = self.stored

@@ -87,6 +87,36 @@ class NoteBar(InlinePrompt):
         self.finish(None)
 
 
+class PackNameBar(InlinePrompt):
+    """The name of a new phrase pack: one line. Enter makes it, escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="pack-name.cancel"),
+    ]
+
+    def __init__(self, *, on_done: Callable[[str | None], None]) -> None:
+        super().__init__(on_done, id="pack-name-bar")
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="name of the new pack", id="pack-name-input", max_length=200)
+        yield Static(
+            Text("enter: make the pack (version 1, no phrases yet) · esc: cancel"), classes="prompt-help"
+        )
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.border_title = "New phrase pack"
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.finish(event.value)
+
+    def action_cancel(self) -> None:
+        self.finish(None)
+
+
 class MissedBar(InlinePrompt):
     """Which list a missed negative belongs to: `none` or `complete` (n / c, or pick and enter)."""
 
@@ -131,6 +161,11 @@ class MissedBar(InlinePrompt):
         if self.suggested:
             options.highlighted = [v for v, _ in MISSED_CHOICES].index(self.suggested)
         options.focus()
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While it asks, a printable key is a choice or nothing: never a key of the screen behind (`1` would
+        judge the finding under the bar, `]` walk away from it)."""
+        return character is not None and character.isprintable()
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
