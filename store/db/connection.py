@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from store.db.postgres import is_postgres, postgres_url
 from store.db.schema import migrations
 from store.db.statistics import refresh_statistics
 from store.errors import (
@@ -57,7 +58,15 @@ def check_file(path: Path) -> None:
 
 
 def open_database(path: str | Path, *, migrate: bool = True) -> Database:
-    """Open (creating if needed) and migrate the database at `path`."""
+    """Open (creating if needed) and migrate the database at `path`.
+
+    The store's one dialect seam: a `postgresql://` URL opens PostgreSQL (`store.db.postgres`, the same
+    query modules through a translating connection); anything else is an SQLite file through sqlite-utils."""
+    url = postgres_url(path)
+    if url is not None:
+        from store.db.postgres import open_postgres
+
+        return open_postgres(url, migrate=migrate)  # type: ignore[return-value]
     target = Path(path)
     check_file(target)
     if target.parent and not target.parent.exists():
@@ -151,7 +160,12 @@ def check_version(db: Database, path: Path) -> None:
 
 @contextmanager
 def write_lock(db: Database) -> Iterator[Database]:
-    """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue instead of failing."""
+    """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue instead of failing
+    (on PostgreSQL: a transaction holding the store's advisory write lock, see `PgDatabase.transaction`)."""
+    if is_postgres(db):
+        with db.transaction():  # type: ignore[attr-defined]
+            yield db
+        return
     conn = db.conn
     conn.execute("BEGIN IMMEDIATE")
     try:
