@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store.changes import DataVersion
-from store.errors import NotFound, StoreError
+from store.errors import NotFound, StoreError, UnsupportedByBackend
 from store.packs import StoredPack
 from store.vocab import (
     CLEARED,
@@ -42,6 +42,7 @@ __all__ = [
     "PAUSED",
     "StoreError",
     "StoredPack",
+    "UnsupportedByBackend",
     "UNLABELLED",
     "VERDICTS",
     "VERDICT_NAMES",

@@ -25,6 +25,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import zstandard
 from sqlite_utils import Database
@@ -110,7 +111,8 @@ class IngestReport:
 
 ProgressFn = Callable[[int, int, int, int], None]
 
-_worker_db: sqlite3.Connection | None = None
+#: sqlite3.Connection, or a PgDatabase (both answer `execute(sql, params).fetchall()`)
+_worker_db: Any = None
 _worker_db_path: str | None = None
 
 
@@ -123,7 +125,7 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
         try:
             url = postgres_url(db_path)
             if url is not None:  # PostgreSQL: a connection of this process, nothing migrated
-                _worker_db = open_postgres(url, migrate=False)  # type: ignore[assignment]
+                _worker_db = open_postgres(url, migrate=False)
             else:
                 _worker_db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
             _worker_db_path = db_path

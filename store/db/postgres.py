@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from store.errors import StoreError
+from store.errors import PostgresUnavailable, UnsupportedByBackend
 
 SCHEMES = ("postgresql://", "postgres://")
 
@@ -48,14 +48,6 @@ WRITE_LOCK_KEY = 0x66707276
 
 class PostgresError(sqlite3.DatabaseError):
     """A PostgreSQL error, raised as an sqlite3.DatabaseError so the store's handling applies to both."""
-
-
-class PostgresUnavailable(StoreError):
-    """The PostgreSQL server cannot be reached, or psycopg is not installed."""
-
-
-class NotSupportedHere(StoreError):
-    """A command or operation the PostgreSQL backend does not offer yet (the CLI exits 2 with this line)."""
 
 
 def postgres_url(target: str | Path | None) -> str | None:
@@ -73,6 +65,34 @@ def postgres_url(target: str | Path | None) -> str | None:
         if text.startswith(collapsed) and not text.startswith(scheme):
             return scheme + text[len(collapsed) :]
     return None
+
+
+#: The `reviewer` commands that run on a PostgreSQL database (each checked against SQLite by the tests);
+#: any other says so in one line and exits 2 (`check_supported`).
+SUPPORTED_COMMANDS = (
+    "ingest",
+    "runs",
+    "show",
+    "findings",
+    "label",
+    "labels",
+    "stats",
+    "quarantine",
+    "reextract",
+    "pack",
+)
+
+
+def check_supported(target: str | Path | None, command: str) -> None:
+    """Raise UnsupportedByBackend when `target` is a PostgreSQL database and `command` (its top-level name,
+    e.g. "open") does not run there yet."""
+    url = postgres_url(target)
+    if url is None or command in SUPPORTED_COMMANDS:
+        return
+    raise UnsupportedByBackend(
+        f"`reviewer {command}` is not yet supported on a PostgreSQL database ({redacted(url)}); "
+        f"there it supports: {', '.join(SUPPORTED_COMMANDS)}"
+    )
 
 
 def is_postgres(db: Any) -> bool:
@@ -153,8 +173,26 @@ def translate(sql: str) -> tuple[str | None, bool]:
 _DERIVED_START = re.compile(r"\b(?:FROM|JOIN)\s*\(", re.IGNORECASE)
 _AFTER_DERIVED = re.compile(r"\s*(\w+)", re.IGNORECASE)
 _NOT_ALIASES = frozenset(
-    "where group order limit union join on left inner cross having window except intersect offset "
-    "natural full right".split()
+    [
+        "where",
+        "group",
+        "order",
+        "limit",
+        "union",
+        "join",
+        "on",
+        "left",
+        "inner",
+        "cross",
+        "having",
+        "window",
+        "except",
+        "intersect",
+        "offset",
+        "natural",
+        "full",
+        "right",
+    ]
 )
 
 
@@ -208,7 +246,9 @@ def _params(params: Sequence[Any] | dict[str, Any] | None) -> list[Any]:
 class PgCursor:
     """The part of an sqlite3 cursor the store reads: rows, `description`, `lastrowid`."""
 
-    def __init__(self, rows: list[tuple[Any, ...]], description: list[tuple[Any, ...]] | None, lastrowid: int | None) -> None:
+    def __init__(
+        self, rows: list[tuple[Any, ...]], description: list[tuple[Any, ...]] | None, lastrowid: int | None
+    ) -> None:
         self._rows = rows
         self.description = description
         self.lastrowid = lastrowid
@@ -292,7 +332,8 @@ class PgDatabase:
         try:
             self._conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
-            raise PostgresUnavailable(f"{redacted(url)}: cannot connect to PostgreSQL ({exc})".strip()) from exc
+            reason = " ".join(str(exc).split())
+            raise PostgresUnavailable(f"{redacted(url)}: cannot connect to PostgreSQL ({reason})") from exc
         self._depth = 0
         self.conn = PgConn(self)
 

@@ -16,22 +16,39 @@ and `sqlite_master` exist as small SQL shims so the query modules' SQL runs unch
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from store.db import schema
 from store.db.schema import COLUMNS, DELIVERY_COLUMNS, SEARCH_DOC_BITS
 from store.errors import DatabaseVersionError, StoreError
 from store.vocab import CURRENT_LABELS_VIEW
 
-if TYPE_CHECKING:
-    from store.db.postgres import PgDatabase
+
+class PgDatabase(Protocol):
+    """What a form needs of `store.db.postgres.PgDatabase` (named here, so the two modules import one way)."""
+
+    def execute(self, sql: str, params: Any = None) -> Any: ...
+
+    def table_exists(self, name: str) -> bool: ...
+
+    def transaction(self, *, exclusive: bool = True) -> AbstractContextManager[Any]: ...
+
 
 MIGRATIONS_TABLE = "_reviewer_migrations"
 
 #: Tables whose `id` is an identity column: an INSERT into one returns the new id (`lastrowid`).
 IDENTITY_TABLES = frozenset(
-    {"recordings", "quarantine", "labels", "phrase_packs", "pack_trials", "pack_decisions", "pack_deployments"}
+    {
+        "recordings",
+        "quarantine",
+        "labels",
+        "phrase_packs",
+        "pack_trials",
+        "pack_decisions",
+        "pack_deployments",
+    }
 )
 #: The conflict target `INSERT OR REPLACE` becomes (tables without one get a plain INSERT).
 PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
@@ -134,6 +151,10 @@ SHIMS = (
     "$$ SELECT substr(t, start::int, n::int) $$",
     "CREATE FUNCTION substr(t text, start bigint) RETURNS text LANGUAGE sql IMMUTABLE AS "
     "$$ SELECT substr(t, start::int) $$",
+    # SQLite sums a comparison as 0/1; PostgreSQL's comparison is a boolean, which its sum() refuses
+    "CREATE FUNCTION _sum_bool_step(n bigint, b boolean) RETURNS bigint LANGUAGE sql IMMUTABLE AS "
+    "$$ SELECT CASE WHEN b IS NULL THEN n ELSE coalesce(n, 0) + b::int END $$",
+    "CREATE AGGREGATE sum(boolean) (SFUNC = _sum_bool_step, STYPE = bigint)",
     """CREATE VIEW sqlite_master AS
       SELECT 'table'::text AS type, c.relname::text AS name, c.relname::text AS tbl_name
       FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
@@ -248,7 +269,11 @@ def pg_m004_narrow_search_docs(db: PgDatabase) -> None:
 
 
 def pg_m006_read_completeness_and_decisions(db: PgDatabase) -> None:
-    for table, column in (("tool_calls", "complete"), ("tool_calls", "decisions"), ("runs", "answer_negatives")):
+    for table, column in (
+        ("tool_calls", "complete"),
+        ("tool_calls", "decisions"),
+        ("runs", "answer_negatives"),
+    ):
         db.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} TEXT")
 
 
@@ -340,7 +365,7 @@ def pg_m010_tallies(db: PgDatabase) -> None:
     )
     from store.tallies import rebuild_tallies
 
-    rebuild_tallies(db)
+    rebuild_tallies(db)  # type: ignore[arg-type]
 
 
 def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
