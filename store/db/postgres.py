@@ -103,7 +103,9 @@ def is_postgres(db: Any) -> bool:
 # -- translation ------------------------------------------------------------------------------------------
 
 _INSERT_TABLE = re.compile(r"^\s*INSERT\s+(?:OR\s+(IGNORE|REPLACE)\s+)?INTO\s+(\w+)", re.IGNORECASE)
-_MATCH = re.compile(r"FROM\s+search(?:\s+(?!WHERE\b)(\w+))?\s+WHERE\s+search\s+MATCH\s+\?", re.IGNORECASE)
+_MATCH = re.compile(
+    r"FROM\s+search(?:\s+(?!WHERE\b)(\w+))?\s+WHERE\s+search\s+MATCH\s+(\?|'[^']*')", re.IGNORECASE
+)
 _PLUS_ROWID = re.compile(r"\+(\w+\.rowid)\b")
 _PRAGMA = re.compile(r"^\s*PRAGMA\s+(\w+)", re.IGNORECASE)
 _SELECT_LIST = re.compile(r"^\s*SELECT\s+(.*?)\bFROM\b", re.IGNORECASE | re.DOTALL)
@@ -162,7 +164,8 @@ def translate(sql: str) -> tuple[str | None, bool]:
             returning = True
     sql = _MATCH.sub(
         lambda m: (
-            f"FROM search {m.group(1) or ''} WHERE {m.group(1) or 'search'}.tsv @@ plainto_tsquery('simple', ?)"
+            f"FROM search {m.group(1) or ''} WHERE {m.group(1) or 'search'}.tsv "
+            f"@@ plainto_tsquery('simple', {m.group(2)})"
         ),
         sql,
     )
