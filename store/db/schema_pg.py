@@ -313,9 +313,41 @@ def _pg_tally_remove(select: str) -> str:
     )
 
 
+#: `run_kind` (runs with a finding of the kind) depends on the run's other findings. SQLite's row triggers
+#: fire as each row is written, so "no other finding of this kind" is read row by row; PostgreSQL fires AFTER
+#: row triggers once the whole statement is done, so a multi-row DELETE would see every row gone (and count
+#: each). Here run_kind is kept by statement triggers over the transition tables instead: a (kind, run) pair
+#: enters when the statement created it, leaves when it removed the last of it.
+_RUN_KIND_ENTERED = """
+    INSERT INTO tallies (facet, value, n)
+    SELECT 'run_kind', p.kind, count(*) FROM (SELECT DISTINCT kind, run_key FROM new_rows WHERE kind IS NOT NULL) p
+    WHERE (SELECT count(*) FROM findings f WHERE f.kind = p.kind AND f.run_key = p.run_key)
+        = (SELECT count(*) FROM new_rows n WHERE n.kind = p.kind AND n.run_key = p.run_key)
+      {and_not_before}
+    GROUP BY p.kind
+    ON CONFLICT (facet, value) DO UPDATE SET n = tallies.n + EXCLUDED.n;"""
+_RUN_KIND_LEFT = """
+    UPDATE tallies t SET n = t.n - d.c
+    FROM (SELECT p.kind, count(*) AS c FROM (SELECT DISTINCT kind, run_key FROM old_rows WHERE kind IS NOT NULL) p
+          WHERE NOT EXISTS (SELECT 1 FROM findings f WHERE f.kind = p.kind AND f.run_key = p.run_key)
+          GROUP BY p.kind) d
+    WHERE t.facet = 'run_kind' AND t.value = d.kind;
+    DELETE FROM tallies WHERE facet = 'run_kind' AND n <= 0;"""
+_NOT_BEFORE = "AND NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.kind = p.kind AND o.run_key = p.run_key)"
+
+
+def _statement_trigger(name: str, event: str, transitions: str, body: str) -> str:
+    return (
+        f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$; "
+        f"CREATE TRIGGER {name} AFTER {event} ON findings REFERENCING {transitions} "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+    )
+
+
 def pg_m010_tallies(db: PgDatabase) -> None:
-    """The same tallies, kept by plpgsql triggers (the row SQL is m010's own, through the json shims)."""
-    rows, first = schema._tally_rows, schema._first_of_kind
+    """The same tallies: the row facets by plpgsql row triggers (the row SQL is m010's own, through the json
+    shims), `run_kind` by statement triggers (see _RUN_KIND_ENTERED)."""
+    rows = schema._tally_rows
     db.execute(
         "CREATE TABLE tallies (facet TEXT NOT NULL, value TEXT NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (facet, value))"
     )
@@ -330,23 +362,14 @@ def pg_m010_tallies(db: PgDatabase) -> None:
             _pg_tally_remove(rows("OLD", "runs")) + " " + _pg_tally_add(rows("NEW", "runs")),
         )
     )
-    new_kind = f"SELECT 'run_kind' AS facet, NEW.kind AS value WHERE {first('NEW', other_than_itself=True)}"
-    old_kind = f"SELECT 'run_kind' AS facet, OLD.kind AS value WHERE {first('OLD', other_than_itself=False)}"
-    moved = "(OLD.kind IS DISTINCT FROM NEW.kind OR OLD.run_key IS DISTINCT FROM NEW.run_key)"
     db.execute(
         _plpgsql_trigger(
-            "tally_findings_insert",
-            "findings",
-            "INSERT",
-            _pg_tally_add(rows("NEW", "findings")) + " " + _pg_tally_add(new_kind),
+            "tally_findings_insert", "findings", "INSERT", _pg_tally_add(rows("NEW", "findings"))
         )
     )
     db.execute(
         _plpgsql_trigger(
-            "tally_findings_delete",
-            "findings",
-            "DELETE",
-            _pg_tally_remove(rows("OLD", "findings")) + " " + _pg_tally_remove(old_kind),
+            "tally_findings_delete", "findings", "DELETE", _pg_tally_remove(rows("OLD", "findings"))
         )
     )
     db.execute(
@@ -354,13 +377,18 @@ def pg_m010_tallies(db: PgDatabase) -> None:
             "tally_findings_update",
             "findings",
             "UPDATE OF kind, run_key, tool_name, pack_version, codes",
-            _pg_tally_remove(rows("OLD", "findings"))
-            + " "
-            + _pg_tally_add(rows("NEW", "findings"))
-            + " "
-            + _pg_tally_remove(old_kind + f" AND {moved}")
-            + " "
-            + _pg_tally_add(new_kind + f" AND {moved}"),
+            _pg_tally_remove(rows("OLD", "findings")) + " " + _pg_tally_add(rows("NEW", "findings")),
+        )
+    )
+    entered = _RUN_KIND_ENTERED.format(and_not_before="")
+    db.execute(_statement_trigger("tally_run_kind_insert", "INSERT", "NEW TABLE AS new_rows", entered))
+    db.execute(_statement_trigger("tally_run_kind_delete", "DELETE", "OLD TABLE AS old_rows", _RUN_KIND_LEFT))
+    db.execute(
+        _statement_trigger(
+            "tally_run_kind_update",
+            "UPDATE",
+            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            _RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
         )
     )
     from store.tallies import rebuild_tallies
