@@ -15,6 +15,7 @@ and `sqlite_master` exist as small SQL shims so the query modules' SQL runs unch
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -438,6 +439,30 @@ def missing_forms() -> list[str]:
     return [name for name in migration_names() if name not in PG_FORMS]
 
 
+_TEXT_TYPE = re.compile(r"\bTEXT\b(?! COLLATE)")
+_TABLE_DDL = re.compile(r"^\s*(CREATE\s+(TEMP\s+)?TABLE|ALTER\s+TABLE)\b", re.IGNORECASE)
+
+
+class _BytewiseText:
+    """The database a form writes through: every TEXT column it creates compares bytewise (COLLATE "C"),
+    as SQLite's BINARY collation does, so ORDER BY and keyset pages agree with SQLite whatever the server's
+    default collation is."""
+
+    def __init__(self, db: PgDatabase) -> None:
+        self._db = db
+
+    def execute(self, sql: str, params: Any = None) -> Any:
+        if _TABLE_DDL.match(sql):
+            sql = _TEXT_TYPE.sub('TEXT COLLATE "C"', sql)
+        return self._db.execute(sql, params)
+
+    def table_exists(self, name: str) -> bool:
+        return self._db.table_exists(name)
+
+    def transaction(self, *, exclusive: bool = True) -> AbstractContextManager[Any]:
+        return self._db.transaction(exclusive=exclusive)
+
+
 def _ensure_table(db: PgDatabase) -> None:
     db.execute(
         f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (migration_set TEXT NOT NULL, name TEXT NOT NULL, "
@@ -479,7 +504,7 @@ def apply_pending(db: PgDatabase) -> list[str]:
         for name in migration_names():
             if name in have:
                 continue
-            PG_FORMS[name](db)
+            PG_FORMS[name](_BytewiseText(db))
             db.execute(
                 f"INSERT INTO {MIGRATIONS_TABLE} (migration_set, name, applied_at) VALUES (?, ?, ?)",
                 [schema.migrations.name, name, datetime.now(UTC).isoformat()],
