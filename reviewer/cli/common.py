@@ -39,8 +39,9 @@ def db_path_or_default(db_path: Path | None) -> Path:
     target = resolve_db_path(db_path)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
-        parts = ctx.command_path.split()
-        command = parts[1] if len(parts) > 1 else "open"
+        while ctx.parent is not None and ctx.parent.parent is not None:
+            ctx = ctx.parent  # up to the top-level command (`pack` for `pack list`)
+        command = ctx.info_name if ctx.parent is not None and ctx.info_name else "open"
         try:
             check_supported(target, command)
         except UnsupportedByBackend as exc:

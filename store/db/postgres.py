@@ -80,6 +80,7 @@ SUPPORTED_COMMANDS = (
     "quarantine",
     "reextract",
     "pack",
+    "watch",
 )
 
 
