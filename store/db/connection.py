@@ -47,6 +47,19 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def open_reader(path: str | Path) -> Database:
+    """A read-only connection for a reader thread or process (nothing migrated): SQLite opens the file
+    read-only; PostgreSQL opens a session whose transactions are read-only."""
+    url = postgres_url(path)
+    if url is not None:
+        from store.db.postgres import open_postgres
+
+        db = open_postgres(url, migrate=False)
+        db.execute("SET default_transaction_read_only = on")
+        return db  # type: ignore[return-value]
+    return Database(connect(path, readonly=True))
+
+
 def check_file(path: Path) -> None:
     """Refuse a folder where a database file should be.
 

@@ -81,6 +81,7 @@ SUPPORTED_COMMANDS = (
     "reextract",
     "pack",
     "watch",
+    "open",
 )
 
 

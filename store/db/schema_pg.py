@@ -156,6 +156,9 @@ SHIMS = (
     "CREATE FUNCTION _sum_bool_step(n bigint, b boolean) RETURNS bigint LANGUAGE sql IMMUTABLE AS "
     "$$ SELECT CASE WHEN b IS NULL THEN n ELSE coalesce(n, 0) + b::int END $$",
     "CREATE AGGREGATE sum(boolean) (SFUNC = _sum_bool_step, STYPE = bigint)",
+    # ... and takes max()/min() of one (any / every); PostgreSQL has no max(boolean)
+    "CREATE AGGREGATE max(boolean) (SFUNC = boolor_statefunc, STYPE = boolean)",
+    "CREATE AGGREGATE min(boolean) (SFUNC = booland_statefunc, STYPE = boolean)",
     """CREATE VIEW sqlite_master AS
       SELECT 'table'::text AS type, c.relname::text AS name, c.relname::text AS tbl_name
       FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
