@@ -8,7 +8,7 @@ named here, beside the service, so that every import of `store` from the `review
 from __future__ import annotations
 
 from store import labels, packs
-from store.db.connection import open_database
+from store.db.connection import locate, open_database, shown
 from store.db.ingest import IngestReport, ingest
 from store.db.postgres import check_supported
 from store.db.reextract import reextract
@@ -29,6 +29,8 @@ __all__ = [
     "list_findings",
     "list_quarantine",
     "list_runs",
+    "locate",
+    "shown",
     "open_database",
     "packs",
     "reextract",

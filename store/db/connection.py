@@ -47,6 +47,20 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def locate(path: str | Path) -> str:
+    """The --db value as another process must be given it: a file path made absolute; a URL as it is."""
+    url = postgres_url(path)
+    return url if url is not None else str(Path(path).resolve())
+
+
+def shown(path: str | Path) -> str:
+    """The --db value for a message: a URL without its password."""
+    from store.db.postgres import redacted
+
+    url = postgres_url(path)
+    return redacted(url) if url is not None else str(path)
+
+
 def open_reader(path: str | Path) -> Database:
     """A read-only connection for a reader thread or process (nothing migrated): SQLite opens the file
     read-only; PostgreSQL opens a session whose transactions are read-only."""

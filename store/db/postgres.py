@@ -82,6 +82,7 @@ SUPPORTED_COMMANDS = (
     "pack",
     "watch",
     "open",
+    "serve",
 )
 
 
