@@ -11,6 +11,13 @@ becomes an identity column; the tables whose `rowid` the store reads (runs, find
 column named `rowid`; FTS5 becomes a generated `tsvector` column of `search_text` with a GIN index, read
 through a view named `search`; the tallies' triggers are plpgsql; `json_each`/`json_extract`/`json_valid`
 and `sqlite_master` exist as small SQL shims so the query modules' SQL runs unchanged.
+
+Adding a migration: append its PostgreSQL form to `PG_FORMS` under the SQLite migration's exact name, in the
+same order. An index on existing columns, or a table with typed columns, is usually dialect-neutral: name the
+SQLite function itself. Otherwise write `pg_mNNN_...`: `INTEGER PRIMARY KEY` -> `IDENTITY` (and the table in
+`IDENTITY_TABLES` when its new id is read back), a table written with `INSERT OR REPLACE` -> its key in
+`PRIMARY_KEYS`, a table whose `rowid` the store reads -> `HIDDEN_ROWID`; no `WITHOUT ROWID`, no FTS5, triggers
+in plpgsql. Every TEXT column a form creates compares bytewise by itself (`_BytewiseText`).
 """
 
 from __future__ import annotations
