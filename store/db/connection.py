@@ -186,11 +186,13 @@ def check_version(db: Database, path: Path) -> None:
 
 
 @contextmanager
-def write_lock(db: Database) -> Iterator[Database]:
+def write_lock(db: Database, scope: str | None = None) -> Iterator[Database]:
     """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue instead of failing
-    (on PostgreSQL: a transaction holding the store's advisory write lock, see `PgDatabase.transaction`)."""
+    (on PostgreSQL: a transaction holding the store's advisory write lock, or with `scope` (writes that
+    touch nothing another scope writes, such as one reviewer's labels) that scope's lock alone; see
+    `PgDatabase.transaction`). SQLite has one writer whatever the scope."""
     if is_postgres(db):
-        with db.transaction():  # type: ignore[attr-defined]
+        with db.transaction(scope=scope):  # type: ignore[attr-defined]
             yield db
         return
     conn = db.conn

@@ -383,10 +383,12 @@ class PgDatabase:
             yield dict(zip(names, row, strict=True))
 
     @contextmanager
-    def transaction(self, *, exclusive: bool = True) -> Iterator[PgDatabase]:
+    def transaction(self, *, exclusive: bool = True, scope: str | None = None) -> Iterator[PgDatabase]:
         """One transaction; `exclusive` also takes the store's write lock (a transaction-scoped advisory
         lock), so writers queue as they do on SQLite's single writer and the tallies the triggers keep are
-        never updated in two orders at once (which would deadlock)."""
+        never updated in two orders at once (which would deadlock). With `scope` the lock is that scope's
+        alone (one reviewer's labels: reviewers append side by side, one reviewer's undo still sees their
+        latest label)."""
         if self._depth:
             self._depth += 1
             try:
@@ -398,7 +400,13 @@ class PgDatabase:
             with self._conn.transaction():
                 self._depth = 1
                 try:
-                    if exclusive:
+                    if (
+                        exclusive and scope is not None
+                    ):  # two int4 keys: a key space apart from the global one
+                        self._conn.execute(
+                            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [WRITE_LOCK_KEY, scope]
+                        )
+                    elif exclusive:
                         self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK_KEY])
                     yield self
                 finally:
