@@ -292,13 +292,14 @@ def screen_rows(store: Path, repeats: int) -> list[list[str]]:
 
         return page
 
-    def queue_first(**filters: Any) -> Callable[[], Any]:
+    def queue_first(sort: str | None = None, **filters: Any) -> Callable[[], Any]:
         def first() -> Any:
             f = dict(filters, reviewer="someone")
             return (
                 findings.queue_count_at_most(db, **f),
                 findings.queue_progress(db, **f),
-                findings.queue_page(db, limit=BLOCK, **f),
+                findings.queue_page(db, limit=BLOCK, sort=sort, **f),
+                None if "state" in f else findings.first_unlabelled(db, sort=sort, **f),
             )
 
         return first
@@ -332,6 +333,16 @@ def screen_rows(store: Path, repeats: int) -> list[list[str]]:
         ("queue first page + count + progress, any", queue_first()),
         ("queue first page + count + progress, unlabelled", queue_first(state="unlabelled")),
         ("next unlabelled finding", lambda: findings.next_unlabelled(db)),
+        *(
+            (f"queue first page + count + progress + first unlabelled, sorted {sort}", queue_first(sort))
+            for sort in findings.QUEUE_SORTS
+        ),
+        (
+            "next unlabelled finding of the same run",
+            lambda: findings.next_unlabelled(
+                db, after=findings.queue_page(db, limit=1)[0]["id"], reviewer="someone", same_run=True
+            ),
+        ),
     ]
     rows = []
     for name, fn in cases:

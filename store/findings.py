@@ -24,10 +24,16 @@ def list_findings(
     run: str | None = None,
     after: str | None = None,
     limit: int | None = None,
+    unlabelled: bool = False,
 ) -> list[dict[str, Any]]:
-    """Findings across runs (or of one run), in a stable order: run start, then position in the run."""
+    """Findings across runs (or of one run) in the queue's order: by run, then position in the run (with
+    `after`, by id); `unlabelled`: only those nobody has a current label on."""
     where: list[str] = []
     params: list[Any] = []
+    if unlabelled:
+        condition = state_condition("unlabelled", None)
+        assert condition is not None
+        where.append(condition[0])
     if kind:
         where.append("f.kind = ?")
         params.append(kind)
@@ -38,7 +44,7 @@ def list_findings(
         where.append("f.id > ?")
         params.append(after)
     sql = "SELECT f.* FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
-    sql += " ORDER BY f.run_key, coalesce(f.seq, 1e18), f.id" if run else " ORDER BY f.id"
+    sql += " ORDER BY f.id" if after else f" ORDER BY {', '.join(QUEUE_SORTS['run'])}"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return [finding_out(f) for f in fetch_rows(db, sql, params)]
@@ -81,21 +87,206 @@ def _filters(
     return where, params
 
 
-def queue_page(
-    db: Database, *, after: str | None = None, limit: int = 200, **filters: Any
+#: A finding's position in its run (the recording event it was filed at; run-level findings, with no event,
+#: first): the key the store's queue-order indexes (schema m013) are built on, spelled the same here.
+POSITION = "coalesce(f.seq, -1)"
+#: A run's start, newest first as an ascending key (unknown starts last), as `runs_newest_first` indexes it.
+NEWEST = "-coalesce(r.started_ms, -1)"
+#: A finding's tool (findings of no tool, or an empty name, are read last, as a part of their own: `_parts`).
+TOOL = "ifnull(f.tool_name, '')"
+#: The label-state condition "reviewers' current verdicts on it differ", driven from the labels (few).
+_DISAGREEING = (
+    "f.id IN (SELECT l.target_id FROM current_labels l GROUP BY l.target_id HAVING "
+    + disagreement_sql("l.verdict")
+    + ")"
+)
+
+#: queue sort -> its ascending key expressions (each ends with the run, the position in it and `f.id`, so
+#: findings of one run stay together and the order is total). Each is the column list of an index.
+QUEUE_SORTS: dict[str, tuple[str, ...]] = {
+    "run": ("f.run_key", POSITION, "f.id"),
+    "newest": (NEWEST, "r.key", POSITION, "f.id"),
+    "kind": ("f.kind", "f.run_key", POSITION, "f.id"),
+    "tool": (TOOL, "f.run_key", POSITION, "f.id"),
+    DISAGREEMENT: ("f.run_key", POSITION, "f.id"),
+}
+#: what each sort is called where the reviewer picks it
+QUEUE_SORT_TITLES: dict[str, str] = {
+    "run": "by run",
+    "newest": "newest run first",
+    "kind": "by kind",
+    "tool": "by tool",
+    DISAGREEMENT: "disagreements first",
+}
+
+
+def _sort(sort: str | None) -> str:
+    name = sort or "run"
+    if name not in QUEUE_SORTS:
+        raise ValueError(f"unknown queue sort {name!r}; known: {', '.join(QUEUE_SORTS)}")
+    return name
+
+
+def _parts(sort: str) -> list[tuple[int, list[str]]]:
+    """The parts of the queue in reading order, each (tag, conditions): one for most sorts; for
+    "disagreements first", the findings whose reviewers disagree (read from the labels), then the rest; for
+    "by tool", the findings of a tool, then those of none."""
+    if sort == DISAGREEMENT:
+        return [(0, [_DISAGREEING]), (1, [f"NOT {_DISAGREEING}"])]
+    if sort == "tool":
+        return [(0, [f"{TOOL} > ''"]), (1, [f"{TOOL} = ''"])]
+    return [(0, [])]
+
+
+def _source(sort: str, *, runs_needed: bool = True) -> str:
+    """The FROM clause of `sort`: findings (and their runs, for the columns a page shows) in an order SQLite
+    does not get to choose, since with statistics it may otherwise walk every run to sort their findings."""
+    if sort == "newest":
+        # the runs in start order by their index (SQLite would rather sort the table: the index does not
+        # hold `started_ms` itself), each run's findings by the run index
+        return "runs r INDEXED BY runs_newest_first CROSS JOIN findings f ON f.run_key = r.key"
+    return "findings f CROSS JOIN runs r ON r.key = f.run_key" if runs_needed else "findings f"
+
+
+def _after(sort: str, cursor: list[Any]) -> tuple[list[str], list[Any]]:
+    """Conditions for the rows after `cursor` (the part's key values) in one part of `sort`: the whole key
+    compared as a row, and its first expression alone (what lets SQLite seek an expression index there)."""
+    exprs = QUEUE_SORTS[sort]
+    marks = ", ".join("?" for _ in exprs)
+    return [f"{exprs[0]} >= ?", f"({', '.join(exprs)}) > ({marks})"], [cursor[0], *cursor]
+
+
+#: The newest-first walk reads runs this many at a time at first (then four times more each round, up to
+#: RUN_CHUNK_MAX), and their findings by the run index: one join over every run would make SQLite build a
+#: Bloom filter over every finding first (a second at a million runs) under a label-state filter.
+RUN_CHUNK = 64
+RUN_CHUNK_MAX = 1_024
+
+
+#: A kind with at least this many findings is read by tool by walking the tool index (one in ten rows or
+#: so matches); a rarer one is read whole and sorted (below this, a sort costs a few milliseconds).
+COMMON_KIND = 20_000
+
+
+def _where(conds: list[str]) -> str:
+    return " WHERE " + " AND ".join(conds) if conds else ""
+
+
+def _part_rows(
+    db: Database,
+    sort: str,
+    select: str,
+    conds: list[str],
+    params: list[Any],
+    after: list[Any] | None,
+    want: int,
+    *,
+    source: str | None = None,
 ) -> list[dict[str, Any]]:
-    """A page of the queue in finding-id order (stable, keyset on id), with each finding's current labels."""
+    """Up to `want` rows of one part of `sort` after the key values `after`, in order (from `source`, else
+    the sort's own)."""
+    order = ", ".join(QUEUE_SORTS[sort])
+    extra, extra_params = _after(sort, after) if after is not None else ([], [])
+    if sort != "newest":
+        sql = (
+            f"SELECT {select} FROM {source or _source(sort)}{_where([*conds, *extra])} "
+            f"ORDER BY {order} LIMIT {want}"
+        )
+        return fetch_rows(db, sql, [*params, *extra_params])
+    out: list[dict[str, Any]] = []
+    bound: tuple[Any, Any] | None = None if after is None else (after[0], after[1])
+    inclusive, chunk = True, RUN_CHUNK
+    while len(out) < want:
+        run_conds: list[str] = []
+        run_params: list[Any] = []
+        if bound is not None:
+            run_conds = [f"{NEWEST} >= ?", f"({NEWEST}, r.key) {'>=' if inclusive else '>'} (?, ?)"]
+            run_params = [bound[0], *bound]
+        run_rows = db.execute(
+            f"SELECT {NEWEST}, r.key FROM runs r INDEXED BY runs_newest_first{_where(run_conds)} "
+            f"ORDER BY {NEWEST}, r.key LIMIT {chunk}",
+            run_params,
+        ).fetchall()
+        if not run_rows:
+            break
+        marks = ", ".join("?" for _ in run_rows)
+        sql = (
+            f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key"
+            f"{_where([*conds, f'f.run_key IN ({marks})', *extra])} ORDER BY {order} LIMIT {want - len(out)}"
+        )
+        out += fetch_rows(db, sql, [*params, *(key for _, key in run_rows), *extra_params])
+        if len(run_rows) < chunk:
+            break
+        bound, inclusive, chunk = run_rows[-1], False, min(chunk * 4, RUN_CHUNK_MAX)
+    return out
+
+
+def _walk(
+    db: Database,
+    sort: str,
+    columns: str,
+    filters: dict[str, Any],
+    *,
+    after: list[Any] | None = None,
+    limit: int = 200,
+) -> list[dict[str, Any]]:
+    """Up to `limit` rows of the queue in `sort` order after the cursor `after`, each with its `cursor`
+    (the part's tag, then its key values). Each part is one keyset range of an index."""
+    exprs = QUEUE_SORTS[sort]
     where, params = _filters(**filters)
-    if after:
-        where.append("f.id > ?")
-        params.append(after)
-    sql = (
-        "SELECT f.*, r.run_id AS run_id_, r.agent_id, r.outcome, r.delivered, r.delivered_as "
-        "FROM findings f JOIN runs r ON r.key = f.run_key"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + f" ORDER BY f.id LIMIT {int(limit)}"
+    select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
+    source = None
+    if sort == "tool" and filters.get("kind"):
+        # by tool within a common kind: walk the tool index (SQLite would read the whole kind and sort it)
+        many = _tallied_findings(db, {"kind": filters["kind"]}) or 0
+        if many >= COMMON_KIND:
+            source = "findings f INDEXED BY findings_tool_order CROSS JOIN runs r ON r.key = f.run_key"
+    out: list[dict[str, Any]] = []
+    for tag, conds in _parts(sort):
+        if after is not None and tag < after[0]:
+            continue
+        want = limit - len(out)
+        if want <= 0:
+            break
+        start = after[1:] if after is not None and tag == after[0] else None
+        for row in _part_rows(db, sort, select, [*where, *conds], params, start, want, source=source):
+            row["cursor"] = [tag, *(row.pop(f"_k{i}") for i in range(len(exprs)))]
+            out.append(row)
+    return out
+
+
+def queue_cursor(db: Database, finding_id: str, *, sort: str | None = None) -> list[Any] | None:
+    """Where `finding_id` stands in the `sort` order (the `cursor` its queue row carries), or None."""
+    sort = _sort(sort)
+    exprs = QUEUE_SORTS[sort]
+    for tag, conds in _parts(sort):
+        row = db.execute(
+            f"SELECT {', '.join(exprs)} FROM findings f JOIN runs r ON r.key = f.run_key WHERE "
+            + " AND ".join([*conds, "f.id = ?"]),
+            [finding_id],
+        ).fetchone()
+        if row is not None:
+            return [tag, *row]
+    return None
+
+
+def queue_page(
+    db: Database,
+    *,
+    after: list[Any] | None = None,
+    limit: int = 200,
+    sort: str | None = None,
+    **filters: Any,
+) -> list[dict[str, Any]]:
+    """A page of the queue in `sort` order (default "run": each run's findings together, in their order in
+    the run), after the `cursor` of the last row already read (keyset: any page costs what the first does),
+    each finding with its current labels and its `cursor`."""
+    sort = _sort(sort)
+    columns = (
+        "f.*, r.run_id AS run_id_, r.agent_id, r.outcome, r.delivered, r.delivered_as, "
+        "r.started_at AS run_started_at"
     )
-    rows = [finding_out(f) for f in fetch_rows(db, sql, params)]
+    rows = [finding_out(f) for f in _walk(db, sort, columns, filters, after=after, limit=limit)]
     ids = [r["id"] for r in rows]
     current = current_by_target(db, ids)
     for r in rows:
@@ -183,53 +374,97 @@ def queue_count_at_most(db: Database, *, cap: int | None = None, **filters: Any)
 
 
 def next_unlabelled(
-    db: Database, *, after: str | None = None, reviewer: str | None = None, **filters: Any
+    db: Database,
+    *,
+    after: str | None = None,
+    reviewer: str | None = None,
+    sort: str | None = None,
+    same_run: bool = False,
+    **filters: Any,
 ) -> str | None:
-    """The next finding (after `after`, wrapping to the start) with no label (by anyone, or by `reviewer`)."""
+    """The next finding in `sort` order (after the finding `after`, wrapping to the start) with no label (by
+    anyone, or by `reviewer`). `same_run`: one of `after`'s run comes first (what labelling moves on to)."""
+    sort = _sort(sort)
     state = "not-mine" if reviewer else "unlabelled"
-    for start in (after, None) if after else (None,):
-        where, params = _filters(state=state, reviewer=reviewer, **filters)
-        if start:
-            where.append("f.id > ?")
-            params.append(start)
-        row = db.execute(
-            "SELECT f.id FROM findings f WHERE " + " AND ".join(where) + " ORDER BY f.id LIMIT 1", params
-        ).fetchone()
-        if row:
-            return str(row[0])
+    wanted = {**filters, "state": state, "reviewer": reviewer}
+    cursor = queue_cursor(db, after, sort=sort) if after else None
+    tries: list[tuple[dict[str, Any], list[Any] | None]] = []
+    if cursor is not None and same_run:
+        run_key = db.execute("SELECT run_key FROM findings WHERE id = ?", [after]).fetchone()[0]
+        tries.append(({**wanted, "run_key": run_key}, cursor))
+    if cursor is not None:
+        tries.append((wanted, cursor))
+    tries.append((wanted, None))
+    for where, start in tries:
+        rows = _walk(db, sort, "f.id", where, after=start, limit=1)
+        if rows:
+            return str(rows[0]["id"])
     return None
 
 
-def queue_page_at(db: Database, *, offset: int, limit: int = 200, **filters: Any) -> list[dict[str, Any]]:
+def first_unlabelled(
+    db: Database, *, reviewer: str | None = None, sort: str | None = None, **filters: Any
+) -> tuple[str, int] | None:
+    """The first finding in `sort` order `reviewer` has not labelled, and its row: where the queue opens."""
+    found = next_unlabelled(db, reviewer=reviewer, sort=sort, **filters)
+    if found is None:
+        return None
+    position = queue_position(db, found, reviewer=reviewer, sort=sort, **filters)
+    return None if position is None else (found, position)
+
+
+def queue_page_at(
+    db: Database, *, offset: int, limit: int = 200, sort: str | None = None, **filters: Any
+) -> list[dict[str, Any]]:
     """A page of the queue starting at row `offset` (for jumps; sequential paging uses `queue_page(after=)`)."""
+    sort = _sort(sort)
     if offset <= 0:
-        return queue_page(db, limit=limit, **filters)
+        return queue_page(db, limit=limit, sort=sort, **filters)
+    exprs = QUEUE_SORTS[sort]
     where, params = _filters(**filters)
-    row = db.execute(
-        "SELECT f.id FROM findings f"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + " ORDER BY f.id LIMIT 1 OFFSET ?",
-        [*params, int(offset) - 1],
-    ).fetchone()
-    if row is None:
-        return []
-    return queue_page(db, after=str(row[0]), limit=limit, **filters)
+    skip = int(offset) - 1
+    for tag, conds in _parts(sort):
+        every = [*where, *conds]
+        from_where = f" FROM {_source(sort, runs_needed=sort == 'newest')}{_where(every)}"
+        row = db.execute(
+            f"SELECT {', '.join(exprs)}{from_where} ORDER BY {', '.join(exprs)} LIMIT 1 OFFSET ?",
+            [*params, skip],
+        ).fetchone()
+        if row is not None:
+            return queue_page(db, after=[tag, *row], limit=limit, sort=sort, **filters)
+        if len(_parts(sort)) > 1:
+            skip -= int(db.execute(f"SELECT count(*){from_where}", params).fetchone()[0])
+    return []
 
 
-def queue_position(db: Database, finding_id: str, **filters: Any) -> int | None:
-    """The 0-based row of `finding_id` in the filtered queue, or None when the filters leave it out."""
+def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **filters: Any) -> int | None:
+    """The 0-based row of `finding_id` in the filtered queue in `sort` order, or None when the filters leave
+    it out."""
+    sort = _sort(sort)
     where, params = _filters(**filters)
     present = db.execute(
         "SELECT 1 FROM findings f WHERE " + " AND ".join([*where, "f.id = ?"]), [*params, finding_id]
     ).fetchone()
-    if present is None:
+    cursor = queue_cursor(db, finding_id, sort=sort)
+    if present is None or cursor is None:
         return None
-    return int(
-        db.execute(
-            "SELECT count(*) FROM findings f WHERE " + " AND ".join([*where, "f.id < ?"]),
-            [*params, finding_id],
-        ).fetchone()[0]
-    )
+    exprs = QUEUE_SORTS[sort]
+    before = 0
+    for tag, conds in _parts(sort):
+        if tag > cursor[0]:
+            break
+        every = [*where, *conds]
+        bound: list[Any] = []
+        if tag == cursor[0]:  # the first expression alone too: what lets SQLite read an index range
+            every += [f"{exprs[0]} <= ?", f"({', '.join(exprs)}) < ({', '.join('?' for _ in exprs)})"]
+            bound = [cursor[1], *cursor[1:]]
+        before += int(
+            db.execute(
+                f"SELECT count(*) FROM {_source(sort, runs_needed=sort == 'newest')}{_where(every)}",
+                [*params, *bound],
+            ).fetchone()[0]
+        )
+    return before
 
 
 def queue_progress(db: Database, *, reviewer: str | None = None, **filters: Any) -> dict[str, int]:

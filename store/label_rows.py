@@ -7,7 +7,7 @@ the field named, never written and never a traceback.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -47,11 +47,15 @@ class ImportedLabel(BaseModel):
     @field_validator("created_at")
     @classmethod
     def _a_time(cls, value: str) -> str:
+        """Any ISO 8601 time, kept in the one form labels are made in (UTC, milliseconds, `Z`): "current" is
+        ordered by this text, so 12:00+02:00 must not sort after 11:00Z."""
         try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError as exc:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)  # a time without a zone is read as UTC
+            return when.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        except (ValueError, OverflowError) as exc:  # overflow: 0001-01-01T00:00+02:00 has no UTC time
             raise ValueError(f"not an ISO 8601 time ({value[:40]!r})") from exc
-        return value
 
     @model_validator(mode="after")
     def _verdict_fits_target(self) -> ImportedLabel:

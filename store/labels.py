@@ -20,7 +20,7 @@ from store.db.connection import write_lock
 from store.db.writer import now_iso
 from store.errors import NotFound, StoreError
 from store.label_rows import validated
-from store.rows import fetch_rows
+from store.rows import fetch_rows, loads_json
 from store.vocab import (
     CLEARED,
     DISAGREEMENT,
@@ -235,6 +235,8 @@ def export_labels(db: Database) -> list[dict[str, Any]]:
         row = dict(zip(names, values, strict=True))
         row.pop("id")
         row["delivered"] = None if row["delivered"] is None else bool(row["delivered"])
+        codes = loads_json(row["finding_codes"])  # a JSON array, as the finding's own `codes` is
+        row["finding_codes"] = codes if isinstance(codes, list) or codes is None else [str(codes)]
         out.append(row)
     return out
 

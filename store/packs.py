@@ -78,7 +78,6 @@ class StoredPack:
 _PACK_COLS = (
     "id, name, content_hash, parent_hash, none_phrases, complete_phrases, created_at, created_by, note"
 )
-_HEX = re.compile(r"[0-9a-f]{6,64}")
 
 
 def check_name(name: str) -> str:
@@ -191,8 +190,15 @@ def previous_version(db: Database, pack: StoredPack) -> StoredPack | None:
     return _pack(db, row)
 
 
+#: A content-id prefix shorter than this names no pack (too many would share it as packs accumulate).
+MIN_PREFIX = 6
+
+
 def find_pack(db: Database, ref: str) -> StoredPack:
-    """Resolve `NAME` (latest), `NAME@N` (Nth version), `NAME@HASH-PREFIX`, or a bare hash prefix."""
+    """Resolve `NAME` (latest), `NAME@N` (Nth version), `NAME@HASH-PREFIX`, or a bare hash prefix.
+
+    A prefix that is too short or that several different packs share is refused with the reason and the
+    candidates, never taken for "no such pack" nor resolved to one of them."""
     ref = ref.strip()
     name, _, at = ref.partition("@")
     if at:
@@ -202,16 +208,55 @@ def find_pack(db: Database, ref: str) -> StoredPack:
             if 1 <= n <= len(versions):
                 return versions[n - 1]
             raise NotFound(f"pack {name!r} has {len(versions)} version(s); there is no version {n}")
-        for pack in reversed(pack_versions(db, name)):
-            if pack.content_hash.startswith(at.lower()):
-                return pack
-        raise NotFound(f"no version of pack {name!r} has a hash starting {at!r}")
+        matching = [p for p in pack_versions(db, name) if p.content_hash.startswith(at.lower())]
+        if not matching:
+            raise NotFound(f"no version of pack {name!r} has a hash starting {at!r}")
+        _refuse_unclear(at, matching, f"versions of pack {name!r}", min_len=1)
+        return matching[-1]
     found = latest_pack(db, name)
-    if found is None and _HEX.fullmatch(ref.lower()):
-        found = pack_by_hash(db, ref.lower())
-    if found is None:
-        raise NotFound(f"no phrase pack {ref!r} (see `reviewer pack list`)")
-    return found
+    if found is not None:
+        return found
+    if re.fullmatch(r"[0-9a-f]{1,64}", ref.lower()):
+        matching = _packs_by_prefix(db, ref.lower())
+        if not matching:
+            short = (
+                f" (and {ref!r} is too short for one: give at least {MIN_PREFIX})"
+                if len(ref) < MIN_PREFIX
+                else ""
+            )
+            raise NotFound(
+                f"no phrase pack is named {ref!r} and no content id starts with it{short}; see `reviewer pack list`"
+            )
+        _refuse_unclear(ref, matching, "packs")
+        return matching[0]
+    raise NotFound(f"no phrase pack {ref!r} (see `reviewer pack list`)")
+
+
+def _packs_by_prefix(db: Database, prefix: str, cap: int = 10) -> list[StoredPack]:
+    """The newest version of each different content id starting with `prefix` (at most `cap`)."""
+    rows = db.execute(
+        f"SELECT {_PACK_COLS} FROM phrase_packs WHERE id IN (SELECT max(id) FROM phrase_packs "
+        "WHERE content_hash >= ? AND content_hash < ? GROUP BY content_hash) ORDER BY id DESC LIMIT ?",
+        [prefix, prefix + "g", cap],
+    ).fetchall()
+    return [p for row in rows if (p := _pack(db, row)) is not None]
+
+
+def _refuse_unclear(prefix: str, matching: list[StoredPack], what: str, *, min_len: int = MIN_PREFIX) -> None:
+    """NotFound saying why `prefix` names no one pack: too short, or shared by several (listed)."""
+    different = {p.content_hash for p in matching}
+    listed = ", ".join(f"{p.ref} ({p.content_hash[:12]})" for p in matching[:5])
+    more = f" and {len(matching) - 5} more" if len(matching) > 5 else ""
+    if len(prefix) < min_len:
+        raise NotFound(
+            f"{prefix!r} is too short for a content id: give at least {MIN_PREFIX} characters "
+            f"({len(matching)} of the {what} start with it: {listed}{more})"
+        )
+    if len(different) > 1:
+        raise NotFound(
+            f"{prefix!r} is ambiguous: {len(different)} {what} have content ids starting with it: "
+            f"{listed}{more}; give more characters"
+        )
 
 
 def list_packs(db: Database) -> list[dict[str, Any]]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import orjson
@@ -31,15 +33,24 @@ JSON_COLUMNS = {
     "decisions",
     "answer_negatives",
     "disposition",
+    "sources",
 }
 
 
+#: A run of digits long enough to be an integer past 64 bits, which orjson would read as a float (1e+25).
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
 def loads_json(value: Any) -> Any:
-    """A JSON column's value decoded; text that is not JSON is returned as it is."""
+    """A JSON column's value decoded; text that is not JSON is returned as it is.
+
+    Integers past 64 bits are kept exact (the stored JSON is what was recorded, so it is read back as such)."""
     if isinstance(value, str):
         try:
+            if _LONG_DIGITS.search(value):
+                return json.loads(value)
             return orjson.loads(value)
-        except orjson.JSONDecodeError:
+        except (orjson.JSONDecodeError, ValueError):
             return value
     return value
 

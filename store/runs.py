@@ -54,6 +54,15 @@ SORTS: dict[str, tuple[tuple[str, ...], bool, bool]] = {
     "most-findings": (("r.findings", "coalesce(r.started_ms, -1)", "r.key"), True, False),
 }
 
+#: Every path a run (alias `r`) was read from, as a JSON array in the order first seen: all the paths of every
+#: recording it was read from (a bare recording and its envelope are one run with two sources; schema m014);
+#: within one ingest, the order its workers stored them.
+SOURCES_SQL = (
+    "(SELECT json_group_array(path) FROM (SELECT so.path AS path FROM run_sources rs "
+    "JOIN sources so ON so.recording_id = rs.recording_id WHERE rs.run_key = r.key "
+    "GROUP BY so.path ORDER BY min(so.seen_at), so.path))"
+)
+
 #: Longest string any page/timeline query returns for a text column (views truncate further).
 PREVIEW_CHARS = 2_000
 
@@ -138,8 +147,9 @@ def _search_plan(db: Database, query: str) -> str:
 
 
 def fts_query(text: str) -> str:
-    """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user."""
-    words = [w for w in text.replace('"', " ").split() if w]
+    """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user (a NUL,
+    which FTS5 reads as the end of the query, separates words like a space)."""
+    words = [w for w in text.replace('"', " ").replace("\x00", " ").split() if w]
     return " ".join(f'"{w}"' for w in words) or '""'
 
 
@@ -207,7 +217,9 @@ def runs_page(
     direction = " DESC" if desc else " ASC"
     cols = ", ".join("r." + c for c in RUN_LIST_COLUMNS)
     if with_source:
-        cols += ", (SELECT source FROM recordings WHERE id = r.recording_id) AS source"
+        cols += (
+            f", (SELECT source FROM recordings WHERE id = r.recording_id) AS source, {SOURCES_SQL} AS sources"
+        )
     keys = ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     out: list[dict[str, Any]] = []
     for extra, extra_params in _segments(exprs, desc, nullable, None if after is None else list(after)):
@@ -246,7 +258,7 @@ def list_runs(
     limit: int | None = None,
     **filters: Any,
 ) -> list[dict[str, Any]]:
-    """Runs, newest first, filtered, each with its `source`; `after` is the (started_ms, key) of the last row
+    """Runs, newest first, filtered, each with its `source` and `sources`; `after` is the (started_ms, key) of the last row
     already shown. The `reviewer runs --json` rows: `runs_page` without the cursor."""
     rows = runs_page(
         db,
@@ -326,7 +338,7 @@ def resolve_run(db: Database, ident: str) -> str:
 def get_run(db: Database, ident: str) -> dict[str, Any]:
     """One run with everything extracted from it."""
     key = resolve_run(db, ident)
-    [run] = fetch_rows(db, "SELECT * FROM runs WHERE key = ?", [key])
+    [run] = fetch_rows(db, f"SELECT r.*, {SOURCES_SQL} AS sources FROM runs r WHERE r.key = ?", [key])
     run = run_out(run)
     run.pop("recording_id", None)
     rec = fetch_rows(
@@ -364,12 +376,13 @@ def get_run(db: Database, ident: str) -> dict[str, Any]:
 
 def run_versions(db: Database, run_id: str | None) -> list[dict[str, Any]]:
     """Every stored recording of one run id, oldest first: a changed recording of a run is a new version
-    beside the old one, and each label stays on the finding it was made on (`labels`: how many, per version)."""
+    beside the old one, and each label stays on the finding it was made on (`labels`: how many, per version;
+    `sources`: every path that version was read from)."""
     if run_id is None:
         return []
     return fetch_rows(
         db,
-        "SELECT r.key AS run_key, r.recording_sha, c.ingested_at, c.source, "
+        f"SELECT r.key AS run_key, r.recording_sha, c.ingested_at, c.source, {SOURCES_SQL} AS sources, "
         "(SELECT count(*) FROM labels l JOIN findings f ON f.id = l.target_id WHERE f.run_key = r.key) AS labels "
         "FROM runs r JOIN recordings c ON c.id = r.recording_id WHERE r.run_id = ? ORDER BY r.recording_id",
         [run_id],
@@ -382,7 +395,7 @@ def run_header(db: Database, ident: str) -> dict[str, Any]:
     The answer and prompt are returned whole (the view bounds what it draws); no tool results are read.
     """
     key = resolve_run(db, ident)
-    rows = fetch_rows(db, "SELECT * FROM runs WHERE key = ?", [key])
+    rows = fetch_rows(db, f"SELECT r.*, {SOURCES_SQL} AS sources FROM runs r WHERE r.key = ?", [key])
     if not rows:
         raise NotFound(f"no run {ident!r} in this database")
     run = run_out(rows[0])

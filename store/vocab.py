@@ -152,3 +152,14 @@ FAILED_STATUSES = ("failure", "invalid", "denied")
 def call_failed(error: Any, status: str | None) -> bool:
     """A failed tool call: `tool_end.error === true`, or a declared failure, denial or invalid-args status."""
     return bool(error) or status in FAILED_STATUSES
+
+
+#: a call's state when its `tool_end` declared no status: ended (`done`) or never ended in the recording (`open`)
+CALL_DONE = "done"
+CALL_OPEN = "open"
+
+
+def call_status(status: str | None, completed: Any) -> str:
+    """What a call's state is called everywhere (the run screen's timeline, `reviewer show`): its declared
+    status, else done when it ended, else open."""
+    return status or (CALL_DONE if completed else CALL_OPEN)

@@ -26,6 +26,8 @@ RUN_FIELDS = {
     "session_id",
     "delivered",
     "delivered_as",
+    "source",
+    "sources",
 }
 FINDING_FIELDS = {"id", "run_id", "kind", "codes", "message", "span_text", "placeable", "pack_version"}
 
@@ -47,7 +49,9 @@ def _json(args: list[str]) -> object:
 
 def test_runs_json_fields_and_filters(ingested: Path) -> None:
     runs = _json(["runs", "--json", "--db", str(ingested)])
-    assert isinstance(runs, list) and len(runs) == 25
+    # 25 runs in 23 files, three of them read twice (a bare recording and its envelope): 22 runs
+    assert isinstance(runs, list) and len(runs) == 22
+    assert sorted(len(r["sources"]) for r in runs)[-4:] == [1, 2, 2, 2]
     assert all(set(r) >= RUN_FIELDS for r in runs)
     refused = _json(["runs", "--json", "--outcome", "refused", "--db", str(ingested)])
     assert [r["run_id"] for r in refused] == ["run-1796002023213-3"]
@@ -99,6 +103,24 @@ def test_findings_json(ingested: Path) -> None:
     assert [f["run_id"] for f in dangling] == ["run-1796001996843-1"]
     of_run = _json(["findings", "--json", "--run", "run-1796002007389-1", "--db", str(ingested)])
     assert sorted(f["kind"] for f in of_run) == ["unsupported-claim"] * 3
+
+
+def test_findings_unlabelled_lists_what_nobody_has_labelled_by_run(ingested: Path) -> None:
+    every = _json(["findings", "--json", "--db", str(ingested)])
+    assert isinstance(every, list)
+    keys = [f["run_key"] for f in every]
+    assert keys == sorted(keys)  # by run (and position in it), as the queue reads them
+    first, second = every[0]["id"], every[1]["id"]
+    for fid in (first, second):
+        result = CliRunner().invoke(
+            cli, ["label", fid, "--verdict", "unsure", "--reviewer", "ann", "--db", str(ingested)]
+        )
+        assert result.exit_code == 0, result.output
+    left = _json(["findings", "--json", "--unlabelled", "--db", str(ingested)])
+    assert [f["id"] for f in left] == [f["id"] for f in every[2:]]
+    assert left and set(left[0]) == set(every[2])  # the same fields, nothing renamed
+    plain = CliRunner().invoke(cli, ["findings", "--unlabelled", "--db", str(ingested)]).output
+    assert first not in plain and every[2]["id"] in plain
 
 
 def test_ingest_exit_code_and_quarantine_json(tmp_path: Path) -> None:

@@ -56,6 +56,8 @@ def _consistent(db_path: Path) -> None:
     assert (
         conn.execute(
             "SELECT count(*) FROM recordings r WHERE r.runs != (SELECT count(*) FROM runs u WHERE u.recording_id = r.id) "
+            "OR r.runs != (SELECT count(*) FROM run_sources s JOIN runs u ON u.key = s.run_key "
+            "WHERE s.recording_id = r.id) "
             "OR NOT EXISTS (SELECT 1 FROM originals o WHERE o.recording_id = r.id)"
         ).fetchone()[0]
         == 0

@@ -50,12 +50,13 @@ class _Run:
 
 def store_reading(path: Path) -> list[tuple[bool, str | None]]:
     rec = decode_recording(path.read_bytes(), str(path))
-    groups = group_runs(rec.events)
+    groups = group_runs(rec.metas)
+    events = [{"type": t, "payload": p} for t, p in zip(rec.types, rec.payloads, strict=True)]
     last = max((idx[-1], rid) for rid, idx in groups.items() if rid != CONSUMER_SCOPE)[1]
     out = []
     for run_id, indexes in groups.items():
         shared = rec.shared_state if run_id == last else None
-        d = decide_delivery(_Run(rec.events, indexes, shared))
+        d = decide_delivery(_Run(events, indexes, shared))
         out.append((d.delivered, d.delivered_as))
     return out
 

@@ -18,12 +18,14 @@ RECORDINGS = sorted(p for p in FIXTURE_RECORDINGS.glob("*.json"))
 
 
 def _complete(db: Database) -> list[str]:
-    """Sources whose every run is stored (recordings.runs rows in runs)."""
+    """Sources whose every run is stored (recordings.runs stored runs it is a source of: its own, or the same
+    run stored from another recording, as a bare recording and its envelope are)."""
     return [
         r[0]
         for r in db.execute(
             "SELECT r.source FROM recordings r WHERE r.runs = "
-            "(SELECT count(*) FROM runs WHERE recording_id = r.id) ORDER BY r.source"
+            "(SELECT count(*) FROM run_sources s JOIN runs u ON u.key = s.run_key WHERE s.recording_id = r.id) "
+            "ORDER BY r.source"
         )
     ]
 

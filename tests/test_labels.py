@@ -258,6 +258,40 @@ def test_merging_an_older_export_never_resurrects_an_older_verdict(
 
 @both_backends
 @pytest.mark.parametrize(
+    "older",
+    ["2026-01-02T12:00:00+02:00", "2026-01-02T10:00:00Z", "2026-01-02T10:00:00"],
+    ids=["an offset", "no milliseconds", "no zone (UTC)"],
+)
+def test_an_older_verdict_written_in_another_time_format_never_becomes_current(
+    loaded: Database, monkeypatch: pytest.MonkeyPatch, older: str
+) -> None:
+    """ "Current" is the latest by the time a label was made, whatever ISO 8601 form an export spells it in:
+    10:00 UTC written as 12:00+02:00 (or without milliseconds) is still older than 10:00:00.500Z."""
+    target = _finding(loaded, "unsupported-claim")
+    monkeypatch.setattr(labels, "now_iso", lambda: "2026-01-02T10:00:00.500Z")
+    labels.label_finding(loaded, target, "fp", "ann")
+    row = dict(labels.export_labels(loaded)[0], uid="from-elsewhere", verdict="tp", created_at=older)
+    labels.import_label_rows(loaded, [row])
+    assert labels.current(loaded, target) == {"ann": "fp"}, "the later verdict stays current"
+    [imported] = [r for r in labels.export_labels(loaded) if r["uid"] == "from-elsewhere"]
+    assert imported["created_at"] == "2026-01-02T10:00:00.000Z", "kept in the one form labels are ordered by"
+
+
+def test_labels_made_at_the_same_time_break_the_tie_by_the_later_row(
+    loaded: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store import vocab
+
+    target = _finding(loaded, "unsupported-claim")
+    monkeypatch.setattr(labels, "now_iso", lambda: "2026-01-02T10:00:00.000Z")
+    labels.label_finding(loaded, target, "tp", "ann")
+    labels.label_finding(loaded, target, "fp", "ann")
+    assert labels.current(loaded, target) == {"ann": "fp"}
+    history = labels.history(loaded, target)
+    assert {r: row["verdict"] for r, row in vocab.current_labels(history).items()} == {"ann": "fp"}
+
+
+@pytest.mark.parametrize(
     ("change", "field_words"),
     [
         ({"span_start": "12"}, "field span_start"),

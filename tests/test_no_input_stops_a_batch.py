@@ -102,6 +102,36 @@ def test_a_tool_result_and_argument_past_64_bits_are_stored_as_their_json(
     assert "unstorable" not in result + args
 
 
+def test_a_tool_result_past_64_bits_is_shown_as_its_json(db: Database, db_path: Path, tmp_path: Path) -> None:
+    """Read back as recorded by `show --json` and by the app's raw view: 10000000000000000000000000, not
+    1e+25 (a float) and not a Python repr."""
+    from click.testing import CliRunner
+
+    from reviewer.cli.main import cli
+    from reviewer.ui.results.raw import raw_sections
+    from reviewer.ui.widgets.safe import pretty_json
+    from store.runs import tool_call
+
+    doc = json.loads(PLAIN.read_text())
+    _first(doc, "tool_end")["payload"]["result"] = {"tempC": 10**25, "city": "SF"}
+    _first(doc, "tool_start")["payload"]["args"] = {"seed": 2**64 + 1}
+    path = tmp_path / "big-json.json"
+    path.write_text(json.dumps(doc))
+    assert ingest(db, [path], db_path=str(db_path)).stored == 1
+    run_key, call_id = db.execute("SELECT run_key, call_id FROM tool_calls").fetchone()
+    shown = CliRunner().invoke(cli, ["show", run_key, "--json", "--db", str(db_path)])
+    assert shown.exit_code == 0, shown.output
+    assert '"tempC": 10000000000000000000000000' in shown.output
+    assert f'"seed": {2**64 + 1}' in shown.output and "e+" not in shown.output
+    [call] = [c for c in json.loads(shown.output)["tool_calls"] if c["call_id"] == call_id]
+    assert call["result"]["tempC"] == 10**25
+    read = tool_call(db, run_key, call_id)["call"]
+    drawn = "\n".join(text for _, text in raw_sections(read))
+    assert '"tempC": 10000000000000000000000000' in drawn and f'"seed": {2**64 + 1}' in drawn
+    detail = pretty_json(read["args"]).plain  # the call detail's arguments
+    assert f'"seed": {2**64 + 1}' in detail and "{'seed'" not in detail
+
+
 def test_a_full_database_is_reported_as_full_not_a_traceback(db: Database, db_path: Path) -> None:
     from store.errors import DatabaseWriteError
 
@@ -113,6 +143,30 @@ def test_a_full_database_is_reported_as_full_not_a_traceback(db: Database, db_pa
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     report = ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path), workers=1)
     assert report.stored + report.unchanged == report.seen - len(report.quarantined) > 0
+
+
+def test_a_full_disk_is_one_line_from_the_cli(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`reviewer ingest` when the disk fills mid-batch: exit 1 and one line saying so, no traceback."""
+    from click.testing import CliRunner
+
+    import store.db.connection as connection
+    from reviewer.cli.main import cli
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(OTHER), "--db", str(db_path)]).exit_code == 0
+    real = connection.connect
+
+    def filling(path: str | Path, readonly: bool = False) -> Any:
+        conn = real(path, readonly=readonly)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 8}")  # a few pages left on the "disk"
+        return conn
+
+    monkeypatch.setattr(connection, "connect", filling)
+    result = runner.invoke(cli, ["ingest", str(FIXTURE_RECORDINGS), "--workers", "1", "--db", str(db_path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    [line] = result.output.strip().splitlines()
+    assert "disk is full" in line and "Traceback" not in result.output
 
 
 def _read_only_connections(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,6 +260,27 @@ def test_a_fifo_or_device_given_directly_is_refused_without_blocking(
     codes = {path: (code, reason) for path, code, reason in report.quarantined}
     assert codes[str(fifo)][0] == "not-a-regular-file" and "FIFO" in codes[str(fifo)][1]
     assert codes["/dev/zero"][0] == "not-a-regular-file" and "device" in codes["/dev/zero"][1]
+
+
+def test_dev_stdin_given_directly_is_refused_without_blocking(tmp_path: Path) -> None:
+    """`reviewer ingest /dev/stdin` with a pipe on stdin that never ends: refused at once, never read."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    program = "from reviewer.cli.main import cli; cli()"
+    argv = [sys.executable, "-c", program, "ingest", "/dev/stdin", str(OTHER), "--db", str(tmp_path / "s.db")]
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True
+    ) as proc:
+        try:
+            output, _ = proc.communicate(timeout=60)  # stdin is left open: a read of it would never return
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("ingest blocked reading /dev/stdin")
+    assert proc.returncode == 1, output  # the exit code of a batch with a quarantined input
+    assert "1 stored" in output and "[not-a-regular-file] /dev/stdin" in output, output
 
 
 def test_symlinks_and_special_files_in_a_folder_are_reported_not_skipped(
@@ -345,6 +420,43 @@ def test_a_store_whose_write_ahead_log_cannot_be_read_is_refused_not_read_in_par
     assert code == "store-busy" and "busy or unreadable" in reason
 
 
+def test_a_copy_of_a_store_with_its_write_ahead_log_is_read_whole(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    """The file and its -wal copied away from a live writer (no -shm, files read-only): every committed
+    recording is read, none silently skipped (it was 3 of 6 before)."""
+    import shutil
+
+    from tests.artifact_fixtures import (
+        Scope,
+        open_sqlite_store,
+        put_sqlite_artifact,
+        recording_meta,
+        recording_text,
+    )
+
+    live = tmp_path / "live" / "artifacts.db"
+    live.parent.mkdir()
+    writer = open_sqlite_store(live)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    names = sorted(p.name for p in FIXTURE_RECORDINGS.glob("*.json"))[:6]
+    try:
+        for n, name in enumerate(names):
+            text = recording_text(name)
+            put_sqlite_artifact(writer, Scope(conversation_id=f"c{n}"), recording_meta(text), text)
+            writer.commit()
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        for suffix in ("", "-wal"):
+            shutil.copy(f"{live}{suffix}", copy / f"artifacts.db{suffix}")
+            (copy / f"artifacts.db{suffix}").chmod(0o444)
+    finally:
+        writer.close()
+    assert (copy / "artifacts.db-wal").stat().st_size > 0, "the recordings are in the copied log only"
+    report = ingest(db, [copy / "artifacts.db"], db_path=str(db_path), workers=1)
+    assert (report.stored, report.quarantined) == (len(names), [])
+
+
 # ─── bad bytes in arguments ──────────────────────────────────────────────────────────────────────
 
 BAD = "caf\udce9"  # the bytes b"caf\xe9" as Python receives them from a Latin-1 terminal
@@ -376,8 +488,10 @@ def test_bad_bytes_in_an_argument_give_a_one_line_error(
 
 # ─── memory ──────────────────────────────────────────────────────────────────────────────────────
 
-#: The README's bound on the memory an ingest needs beyond the program itself, per byte of the largest file.
+#: The README's bound on the memory an ingest needs beyond the program itself, per byte of the largest file...
 MEMORY_PER_INPUT_BYTE = 8
+#: ...plus this much per event it holds (each is a decoded object and a timeline row until it is written).
+MEMORY_PER_EVENT = 1024
 
 _MEASURE = """
 import sys
@@ -428,6 +542,38 @@ def test_memory_for_a_recording_that_is_one_huge_string_stays_within_the_stated_
     assert needed < MEMORY_PER_INPUT_BYTE * size, f"{needed / size:.1f} x the file's size"
 
 
+def test_memory_for_a_recording_of_many_tiny_events_stays_within_the_stated_bound(tmp_path: Path) -> None:
+    """The other worst case: events of a dozen bytes each (a million of them took 1.17 GB). The README states
+    the per-event part of the bound; this holds it at 200,000 of the smallest events a recording can have."""
+    import os
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.fail("this test measures peak memory through /proc (Linux)")
+    doc = json.loads(PLAIN.read_text())
+    events = _events(doc)
+    count = 200_000
+    events[len(events) // 2 : len(events) // 2] = [{"type": "x"}] * count
+    path = tmp_path / "tiny-events.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    size = path.stat().st_size
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path), str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    needed = int(done.stdout.strip())
+    bound = MEMORY_PER_INPUT_BYTE * size + MEMORY_PER_EVENT * len(events)
+    assert needed < bound, (
+        f"{needed / len(events):.0f} bytes an event ({needed / size:.0f} x the file's size)"
+    )
+
+
 # ─── a database that is not ours ─────────────────────────────────────────────────────────────────
 
 
@@ -473,3 +619,14 @@ def test_file_names_that_are_not_utf8_are_ingested_and_quarantined_not_fatal(
     assert code == "empty" and path.endswith("bro\\xefken.json") and path in reason
     sources = {r[0] for r in db.execute("SELECT source FROM recordings")}
     assert str(folder / "caf\\xe9.json") in sources
+
+
+def test_a_search_holding_a_nul_finds_the_words_around_it(db: Database, tmp_path: Path) -> None:
+    from store.runs import count_runs, list_runs
+
+    ingest(db, [PLAIN, OTHER], db_path=str(tmp_path / "x.db"))
+    plain = list_runs(db, search="the")
+    assert plain, "the fixture's answers hold the word"
+    # FTS5 reads a NUL as the end of its query text ("unterminated string"): it separates words instead.
+    assert list_runs(db, search="the\x00") == plain
+    assert count_runs(db, search="\x00the\x00") == len(plain)

@@ -256,7 +256,8 @@ def _nothing_partial(db: Any) -> None:
         == 0
     )
     short = db.execute(
-        "SELECT count(*) FROM recordings r WHERE r.runs != (SELECT count(*) FROM runs x WHERE x.recording_id = r.id)"
+        "SELECT count(*) FROM recordings r "
+        "WHERE r.runs != (SELECT count(*) FROM run_sources x WHERE x.recording_id = r.id)"
     ).fetchone()[0]
     assert short == 0, "a recording with runs missing"
     partial = db.execute(

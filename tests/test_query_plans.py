@@ -131,6 +131,24 @@ def _screen_queries(db: Database) -> dict[str, Callable[[], Any]]:
         "queue count, unlabelled": lambda: findings.queue_count(db, state="unlabelled"),
         "queue first page of a kind": lambda: findings.queue_page(db, kind=kind, limit=60),
         "next unlabelled": lambda: findings.next_unlabelled(db),
+        **{
+            f"queue first page, sorted {sort}": (
+                lambda sort=sort: findings.queue_page(db, sort=sort, limit=60)
+            )
+            for sort in findings.QUEUE_SORTS
+        },
+        **{
+            f"queue second page, sorted {sort}": (
+                lambda sort=sort: findings.queue_page(
+                    db, sort=sort, limit=60, after=findings.queue_page(db, sort=sort, limit=60)[-1]["cursor"]
+                )
+            )
+            for sort in findings.QUEUE_SORTS
+        },
+        "queue opens on the first unlabelled": lambda: findings.first_unlabelled(db, reviewer="r9"),
+        "next unlabelled of the same run": lambda: findings.next_unlabelled(
+            db, after=findings.queue_page(db, limit=1)[0]["id"], reviewer="r0", same_run=True
+        ),
         "replay page": lambda: packs.iter_answers(db),
     }
 

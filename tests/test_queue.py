@@ -10,7 +10,16 @@ from sqlite_utils import Database
 from reviewer.review.evidence import assemble_evidence
 from store import labels
 from store.db.ingest import ingest
-from store.findings import evidence_rows, next_unlabelled, queue_count, queue_page
+from store.findings import (
+    QUEUE_SORTS,
+    evidence_rows,
+    first_unlabelled,
+    next_unlabelled,
+    queue_count,
+    queue_page,
+    queue_page_at,
+    queue_position,
+)
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
 
 
@@ -28,9 +37,8 @@ def test_filters(loaded: Database) -> None:
     assert queue_count(loaded, kind="unsupported-claim", code="advisory") == 1
     assert queue_count(loaded, kind="coverage-gap", tool="flogi_lookup") == 2
     page = queue_page(loaded, limit=5)
-    assert [r["id"] for r in page] == sorted(r["id"] for r in page)
-    nxt = queue_page(loaded, after=page[-1]["id"], limit=5)
-    assert nxt[0]["id"] > page[-1]["id"]
+    nxt = queue_page(loaded, after=page[-1]["cursor"], limit=5)
+    assert [r["id"] for r in page + nxt] == [r["id"] for r in queue_page(loaded, limit=10)]
 
 
 @both_backends
@@ -92,3 +100,82 @@ def test_queue_rows_say_what_the_person_received(loaded: Database) -> None:
     withheld = [r for r in rows if r["kind"] == "withheld-answer"]
     assert sorted(r["outcome"] for r in withheld) == ["denied", "refused"]
     assert all(r["delivered"] is False for r in withheld)
+
+
+def _position(loaded: Database, finding_id: str) -> tuple[int, int]:
+    """(event seq or -1, 0): where a finding stands in its run."""
+    seq = loaded.execute("SELECT seq FROM findings WHERE id = ?", [finding_id]).fetchone()[0]
+    return (-1 if seq is None else int(seq), 0)
+
+
+def test_the_queue_reads_by_run_then_position_in_the_run(loaded: Database) -> None:
+    rows = queue_page(loaded, limit=10_000)
+    assert len(rows) == queue_count(loaded)
+    runs = [r["run_key"] for r in rows]
+    # each run's findings together, runs in run order, and in a run by the event each was filed at
+    assert runs == sorted(runs)
+    for key in set(runs):
+        mine = [r for r in rows if r["run_key"] == key]
+        assert [(_position(loaded, r["id"]), r["id"]) for r in mine] == sorted(
+            (_position(loaded, r["id"]), r["id"]) for r in mine
+        )
+
+
+@pytest.mark.parametrize("sort", list(QUEUE_SORTS))
+def test_every_sort_pages_by_keyset_and_agrees_with_jumps_and_positions(loaded: Database, sort: str) -> None:
+    whole = queue_page(loaded, sort=sort, limit=10_000)
+    assert sorted(r["id"] for r in whole) == sorted(r["id"] for r in queue_page(loaded, limit=10_000))
+    paged, after = [], None
+    while page := queue_page(loaded, sort=sort, limit=7, after=after):
+        paged += page
+        after = page[-1]["cursor"]
+    assert [r["id"] for r in paged] == [r["id"] for r in whole]
+    assert [r["id"] for r in queue_page_at(loaded, sort=sort, offset=9, limit=5)] == [
+        r["id"] for r in whole[9:14]
+    ]
+    for n in (0, 5, len(whole) - 1):
+        assert queue_position(loaded, whole[n]["id"], sort=sort) == n
+
+
+def test_sorts_order_what_they_say(loaded: Database, db_path: Path) -> None:
+    kinds = [r["kind"] for r in queue_page(loaded, sort="kind", limit=10_000)]
+    assert kinds == sorted(kinds)
+    tools = [r["tool_name"] for r in queue_page(loaded, sort="tool", limit=10_000)]
+    named = [t for t in tools if t is not None]
+    assert tools == named + [None] * (len(tools) - len(named)) and named == sorted(named)
+    started = {k: s for k, s in loaded.execute("SELECT key, coalesce(started_ms, -1) FROM runs").fetchall()}
+    newest = [started[r["run_key"]] for r in queue_page(loaded, sort="newest", limit=10_000)]
+    assert newest == sorted(newest, reverse=True)
+    # disagreements first: a finding two reviewers judge differently leads
+    ids = [r["id"] for r in queue_page(loaded, limit=10_000)]
+    late = ids[-1]
+    labels.label_finding(loaded, late, "unsure", "ann")
+    kind = loaded.execute("SELECT kind FROM findings WHERE id = ?", [late]).fetchone()[0]
+    labels.label_finding(loaded, late, "wrong" if kind == "withheld-answer" else "fp", "bob")
+    first = queue_page(loaded, sort="disagreement", limit=3)
+    assert first[0]["id"] == late and [r["id"] for r in first[1:]] == [i for i in ids if i != late][:2]
+
+
+def test_opening_and_advancing_stay_on_unlabelled_findings_of_the_run(loaded: Database) -> None:
+    rows = queue_page(loaded, limit=10_000)
+    assert first_unlabelled(loaded, reviewer="ann") == (rows[0]["id"], 0)
+    labels.label_finding(loaded, rows[0]["id"], "unsure", "ann")
+    assert first_unlabelled(loaded, reviewer="ann") == (rows[1]["id"], 1)
+    # a run with several findings: after labelling its first, the next is its second, even when sorted by
+    # kind (where the run's other findings stand in other kinds' groups)
+    by_kind = queue_page(loaded, sort="kind", limit=10_000)
+    key = next(
+        k for k in {r["run_key"] for r in rows} if len({r["kind"] for r in rows if r["run_key"] == k}) > 1
+    )
+    in_run = [r["id"] for r in by_kind if r["run_key"] == key]
+    labels.label_finding(loaded, in_run[0], "unsure", "ann")
+    nxt = next_unlabelled(loaded, after=in_run[0], reviewer="ann", sort="kind", same_run=True)
+    assert nxt in in_run[1:]
+    # the run done: on to the next unlabelled in the queue's order
+    for fid in in_run[1:]:
+        labels.label_finding(loaded, fid, "unsure", "ann")
+    order = [r["id"] for r in by_kind]
+    after = order[order.index(in_run[-1]) + 1 :]
+    mine = {r["id"] for r in by_kind if r["run_key"] == key} | {rows[0]["id"]}
+    expected = next(i for i in after if i not in mine)
+    assert next_unlabelled(loaded, after=in_run[-1], reviewer="ann", sort="kind", same_run=True) == expected

@@ -116,14 +116,17 @@ def test_each_recording_matches_an_independent_reading(ingested: Database, path:
     expected = independent_reading(path)
     rows = ingested.execute(
         "SELECT r.run_id, r.key, r.tool_calls, r.coverage_gaps, r.evictions, r.outcome FROM runs r "
-        "JOIN recordings c ON c.id = r.recording_id WHERE c.source = ? ORDER BY r.started_ms",
+        "JOIN run_sources s ON s.run_key = r.key JOIN recordings c ON c.id = s.recording_id "
+        "WHERE c.source = ? ORDER BY r.started_ms",
         [str(path)],
     ).fetchall()
+    # the runs read from this file (a run also read from another file, as a bare recording and its envelope
+    # are, is stored once: it has the same events, so the same independent reading)
     assert {r[0] for r in rows} == set(expected), "run count and ids"
     received_by_store = {
         r["run_id"]: (r["delivered"], r["delivered_as"])
         for r in list_runs(ingested)
-        if r["source"] == str(path)
+        if str(path) in r["sources"]
     }
     assert received_by_store == {rid: exp["received"] for rid, exp in expected.items()}
     for run_id, key, tool_calls, gaps, evictions, outcome in rows:
@@ -198,16 +201,25 @@ def test_dangling_reference_eviction_maps_back_to_the_dropped_call(ingested: Dat
     assert {"kind": "tool", "id": "whats_here"} in json.loads(finding[2])
 
 
-def test_capped_envelope_states_what_was_dropped(ingested: Database) -> None:
+def test_capped_envelope_states_what_was_dropped(ingested: Database, tmp_path: Path) -> None:
+    from store.db.connection import open_database
+
     row = ingested.execute(
         "SELECT r.dropped_events, r.first_retained_index, r.complete, r.starts_mid_run FROM runs r "
-        "JOIN recordings c ON c.id = r.recording_id WHERE c.source LIKE '%envelope-capped%'"
+        "JOIN run_sources s ON s.run_key = r.key JOIN recordings c ON c.id = s.recording_id "
+        "WHERE c.source LIKE '%envelope-capped%'"
     ).fetchone()
-    assert row == (184, 184, 1, 1)
-    bare = ingested.execute(
-        "SELECT r.dropped_events, r.starts_mid_run FROM runs r JOIN recordings c ON c.id = r.recording_id "
-        "WHERE c.source LIKE '%/capped-recording%'"
-    ).fetchone()
+    assert row == (
+        184,
+        184,
+        1,
+        1,
+    )  # the one run, read from the bare recording too, keeps what its envelope states
+    alone = open_database(tmp_path / "bare.db")
+    ingest(
+        alone, [FIXTURE_RECORDINGS / "capped-recording-maxEvents-150.json"], db_path=str(tmp_path / "bare.db")
+    )
+    bare = alone.execute("SELECT r.dropped_events, r.starts_mid_run FROM runs r").fetchone()
     assert bare == (
         None,
         1,

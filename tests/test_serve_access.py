@@ -141,6 +141,17 @@ def test_no_token_warns_and_lets_the_page_in(tmp_path: Path) -> None:
     assert any("WARNING: --no-token" in line for line in s.output)
 
 
+def test_a_token_given_with_token_is_the_one_required(tmp_path: Path) -> None:
+    chosen = "a-token-the-operator-chose-0123456789"
+    with serving(tmp_path, ["--token", chosen], ingest=False) as s:
+        assert s.token == chosen and s.url == f"http://127.0.0.1:{s.port}/?token={chosen}"
+        assert asyncio.run(_get(s.base + "/"))[0] == 403
+        assert asyncio.run(_get(s.base + "/?token=another"))[0] == 403
+        assert asyncio.run(_get(s.url))[0] == 302
+        ws = f"ws://127.0.0.1:{s.port}/ws"
+        assert asyncio.run(_ws_status(ws + "?token=another", _origin(s))) == 403
+
+
 def test_the_guard_names_only_the_served_address() -> None:
     guard = Guard(port=8000, names=tuple(served_names("127.0.0.1")), token="t")
     assert guard.host_ok("127.0.0.1:8000") and guard.host_ok("localhost:8000") and guard.host_ok("[::1]:8000")

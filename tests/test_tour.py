@@ -29,7 +29,7 @@ async def test_the_tour_has_one_screenshot_per_screen_showing_that_screen(tmp_pa
     tour = _tour()
     saved = await tour.take_tour(tmp_path / "tour")
     names = [stop.name for stop in tour.STOPS]
-    assert names == ["runs", "run", "queue", "stats", "packs", "help"]
+    assert names == ["runs", "run", "queue", "stats", "packs", "help", "quarantine"]
     assert sorted(saved) == sorted(names)
     assert sorted(p.name for p in (tmp_path / "tour").iterdir()) == sorted(f"{n}.svg" for n in names)
     for stop in tour.STOPS:

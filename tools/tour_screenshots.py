@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import shutil
 import subprocess
@@ -52,6 +53,7 @@ STOPS = (
     Stop("stats", "Findings per kind and label state", "Label stats: counts per kind and reviewer agreement"),
     Stop("packs", "What-if replay", "Phrase packs (p): suggestions, the phrase ledger and the replay"),
     Stop("help", "binding id (for keymap.toml)", "Help (?): every key of the screen and its binding id"),
+    Stop("quarantine", "could not be ingested", "Quarantine (K): each input that was not ingested, and why"),
 )
 
 
@@ -63,7 +65,8 @@ def build_database(folder: Path) -> Path:
     path = folder / "tour.db"
     db = open_database(path)
     try:
-        ingest(db, [str(SAMPLES)], db_path=str(path))
+        with contextlib.chdir(REPO):  # paths as a user in a checkout types them, not this machine's
+            ingest(db, [SAMPLES.name], db_path=str(path))
     finally:
         db.close()
     return path
@@ -103,6 +106,7 @@ async def take_tour(out: Path, *, db_path: Path | None = None) -> dict[str, Path
     from reviewer.ui.app import make_app
     from reviewer.ui.screens.help import HelpScreen
     from reviewer.ui.screens.packs import PacksScreen
+    from reviewer.ui.screens.quarantine import QuarantineScreen
     from reviewer.ui.screens.queue import QueueScreen
     from reviewer.ui.screens.run import RunScreen
     from reviewer.ui.screens.runs import RunsScreen
@@ -134,6 +138,13 @@ async def take_tour(out: Path, *, db_path: Path | None = None) -> dict[str, Path
 
                 await _settle(pilot, on_runs)
                 save("runs")
+
+                await pilot.press("K")
+                await _settle(
+                    pilot, lambda: isinstance(app.screen, QuarantineScreen) and bool(app.screen.rows)
+                )
+                save("quarantine")
+                back_to_runs()
 
                 await pilot.press("question_mark")
                 await _settle(pilot, lambda: isinstance(app.screen, HelpScreen) and bool(app.screen.rows))

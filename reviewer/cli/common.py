@@ -3,6 +3,7 @@ JSON, writing exports, and making recorded text inert for a terminal."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,21 @@ def open_db(db_path: Path | None) -> Any:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(
-        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
-    )
+    """`value` as JSON on stdout: exact data, with no raw control or invisible character for a terminal."""
+    from reviewer.review.inert import json_inert
+
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an integer past 64 bits, kept exact as recorded: the standard library writes it
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    sys.stdout.write(json_inert(text) + "\n")
+
+
+def print_json_as(name: str, value: Any) -> None:
+    """Print `value` as the JSON of output `name`, serialized through its model (`reviewer schema NAME`)."""
+    from reviewer.cli.schemas import serialized
+
+    print_json(serialized(name, value))
 
 
 def emit(text: str, output: Path | None, force: bool) -> None:
@@ -117,6 +130,15 @@ class TextCheckingGroup(click.Group):
                 f"$REVIEWER_NAME is not valid UTF-8 text ({_shown(name)}); set it as UTF-8"
             )
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """An error message quotes what it refused (an imported row's uid, a typed id): it reaches the terminal
+        through the same inert-text path as every other line."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            exc.message = safe(exc.message)
+            raise
 
 
 def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:

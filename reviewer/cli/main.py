@@ -18,8 +18,10 @@ from reviewer.cli.common import (
     json_option,
     open_db,
     print_json,
+    print_json_as,
     safe,
 )
+from reviewer.cli.tables import Column, print_table
 from reviewer.review.claim_licensing import licensing_fields
 from reviewer.review.licensing import APPLIES_TO
 from reviewer.service.label_export import labels_text
@@ -41,6 +43,7 @@ from reviewer.service.vocabulary import (
     OUTCOMES,
     NotFound,
     StoreError,
+    call_status,
 )
 
 _VERDICT_ALIASES = {"withholding-justified": "justified", "withholding-wrong": "wrong"}
@@ -97,7 +100,7 @@ def ingest_cmd(
     except StoreError as exc:  # disk full, read-only database: one clear line, what was stored is kept
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        print_json(report_json(report))
+        print_json_as("ingest", report_json(report))
     else:
         _print_summary(report)
     sys.exit(1 if report.quarantined else 0)
@@ -146,6 +149,7 @@ def report_json(report: IngestReport) -> dict[str, Any]:
         "stored": report.stored,
         "unchanged": report.unchanged,
         "runs": report.runs,
+        "merged_runs": report.merged_runs,
         "events": report.events,
         "bytes": report.bytes,
         "seconds": round(report.seconds, 3),
@@ -156,8 +160,9 @@ def report_json(report: IngestReport) -> dict[str, Any]:
 def _print_summary(report: IngestReport) -> None:
     mb = report.bytes / 1e6
     rate = f", {mb / report.seconds:.1f} MB/s" if report.seconds > 0 and mb else ""
+    merged = f", {report.merged_runs} already stored from another file" if report.merged_runs else ""
     echo(
-        f"{report.seen} input(s): {report.stored} stored ({report.runs} runs, {report.events:,} events, "
+        f"{report.seen} input(s): {report.stored} stored ({report.runs} runs{merged}, {report.events:,} events, "
         f"{mb:.1f} MB{rate}), {report.unchanged} unchanged, {len(report.quarantined)} quarantined "
         f"in {report.seconds:.2f}s"
     )
@@ -193,14 +198,32 @@ def runs_cmd(
         db, outcome=outcome, has_findings=has_findings, kind=kind, agent=agent, search=search, limit=limit
     )
     if as_json:
-        print_json(rows)
+        print_json_as("runs", rows)
         return
-    for r in rows:
-        echo(
-            f"{r['started_at'] or '?':24} {safe(r['agent_id'] or '?'):16} {r['outcome']:14} "
-            f"calls={r['tool_calls']:<3} findings={r['findings']:<3} gaps={r['coverage_gaps']:<3} "
-            f"{safe(r['run_key'])}"
-        )
+    print_table(
+        [
+            Column("started (UTC)", min_width=10),
+            Column("agent", max_width=40, min_width=8),
+            Column("outcome", min_width=9),
+            Column("calls", number=True),
+            Column("finds", number=True),
+            Column("gaps", number=True),
+            Column("run", ident=True),
+        ],
+        (
+            (
+                (r["started_at"] or "?")[:19].replace("T", " "),
+                r["agent_id"] or "?",
+                r["outcome"],
+                r["tool_calls"],
+                r["findings"],
+                r["coverage_gaps"],
+                r["run_key"],
+            )
+            for r in rows
+        ),
+        title=f"{len(rows)} run(s), newest first",
+    )
 
 
 @cli.command("show")
@@ -216,23 +239,70 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     try:
         data = get_run(db, run)
     except NotFound as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(safe(str(exc))) from exc
     if as_json:
-        print_json(data)
+        print_json_as("show", data)
         return
     echo(f"run {safe(data['run_id'])} ({safe(data['agent_id'])}) outcome={data['outcome']}")
     echo(f"received: {safe(data.get('delivery_headline') or 'unknown (run reviewer reextract)')}")
-    echo(f"prompt: {safe(data['prompt'])}")
-    echo(f"answer: {safe(data['answer'])}")
+    echo(f"prompt: {safe(data['prompt']) if data['prompt'] is not None else _no_prompt(data)}")
+    echo(f"answer: {safe(data['answer']) if data['answer'] is not None else '(no answer recorded)'}")
+    for source in data.get("sources") or []:
+        echo(f"source: {safe(source)}")
     versions = data.get("versions") or []
     if len(versions) > 1:
         n = next((i for i, v in enumerate(versions, 1) if v["run_key"] == data["run_key"]), len(versions))
         listed = ", ".join(f"{v['run_key']} ({v['labels']} label(s))" for v in versions)
         echo(f"version {n} of {len(versions)} of this run: {listed}")
-    for c in data["tool_calls"]:
-        echo(f"  call {safe(c['call_id'])} {safe(c['tool_name'])} status={c['status']} error={c['error']}")
-    for f in data["findings"]:
-        echo(f"  finding {f['id']} {f['kind']}: {safe(f['message'])}")
+    if data["tool_calls"]:
+        echo()
+        print_table(
+            [
+                Column("call", ident=True),
+                Column("tool"),
+                Column("status"),
+                Column("ms", number=True),
+                Column("coverage"),
+            ],
+            (
+                (
+                    c["call_id"],
+                    c["tool_name"],
+                    call_status(c["status"], c["completed"]) + (" (failed)" if c["error"] else ""),
+                    c["duration_ms"],
+                    coverage_summary(data["coverage"], c["call_id"]),
+                )
+                for c in data["tool_calls"]
+            ),
+            title="tool calls",
+        )
+    if data["findings"]:
+        echo()
+        print_table(
+            [Column("finding", ident=True), Column("kind"), Column("message")],
+            ((f["id"], f["kind"], f["message"] or f["span_text"] or "") for f in data["findings"]),
+            title="findings",
+        )
+
+
+def _no_prompt(run: dict[str, Any]) -> str:
+    """What the run screen says when a run has no prompt."""
+    if run.get("starts_mid_run") or run.get("dropped_events"):
+        return "(no prompt in this recording: it starts mid-run, after the turn's start was dropped)"
+    return "(no prompt recorded)"
+
+
+def coverage_summary(rows: list[dict[str, Any]], call_id: str) -> str:
+    """What a call declared it checked and did not cover, as the run screen's caveats say it."""
+    parts: dict[str, list[str]] = {"checked": [], "not covered": []}
+    for row in rows:
+        if row.get("call_id") != call_id:
+            continue
+        item = str(row.get("what") or "?") + (f" ({row['why']})" if row.get("why") else "")
+        parts["checked" if row.get("list") == "checked" else "not covered"].append(item)
+    return (
+        "; ".join(f"{name}: {', '.join(items)}" for name, items in parts.items() if items) or "none declared"
+    )
 
 
 @cli.command("findings")
@@ -242,21 +312,24 @@ def show_cmd(run: str, db_path: Path | None, as_json: bool) -> None:
     "--kind", default=None, help="Only findings of this kind (e.g. negative-claim, dangling-reference)."
 )
 @click.option("--run", "run", default=None, help="Only findings of this run (id or key).")
-def findings_cmd(db_path: Path | None, as_json: bool, kind: str | None, run: str | None) -> None:
-    """List findings.
+@click.option("--unlabelled", is_flag=True, help="Only findings nobody has labelled yet.")
+def findings_cmd(
+    db_path: Path | None, as_json: bool, kind: str | None, run: str | None, unlabelled: bool
+) -> None:
+    """List findings, by run and position in the run.
 
-    Example: reviewer findings --json --kind negative-claim
+    Example: reviewer findings --json --kind negative-claim --unlabelled
     """
     db = open_db(db_path)
     try:
-        rows = list_findings(db, kind=kind, run=run)
+        rows = list_findings(db, kind=kind, run=run, unlabelled=unlabelled)
     except NotFound as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
         runs_read = licensing_runs(db, [f["run_key"] for f in rows if f["kind"] in APPLIES_TO])
         for f in rows:
             f.update(licensing_fields(f, runs_read.get(f["run_key"], {})))
-        print_json(rows)
+        print_json_as("findings", rows)
         return
     for f in rows:
         echo(f"{f['id']} {f['kind']:22} {safe(f['run_id'])} {safe(f['message'] or '')[:120]}")
@@ -273,10 +346,13 @@ def quarantine_cmd(db_path: Path | None, as_json: bool) -> None:
     db = open_db(db_path)
     rows = list_quarantine(db)
     if as_json:
-        print_json(rows)
+        print_json_as("quarantine", rows)
         return
-    for q in rows:
-        echo(f"[{q['code']}] {safe(q['reason'])}")
+    print_table(
+        [Column("code"), Column("times", number=True), Column("last seen"), Column("reason")],
+        ((q["code"], q["times"], q["last_seen"], q["reason"]) for q in rows),
+        title=f"{len(rows)} input(s) not ingested",
+    )
 
 
 reviewer_option = click.option(
@@ -337,7 +413,7 @@ def label_cmd(
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        print_json(row)
+        print_json_as("label", row)
     else:
         echo(f"{row['verdict']} on {row['target_id']} by {safe(row['reviewer'])}")
 
@@ -389,7 +465,7 @@ def labels_cmd(
                 err=True,
             )
         return
-    rows = labels.export_labels(db)
+    rows = print_ready_labels(labels.export_labels(db))
     text = labels_text(rows, "csv" if as_csv else "json")
     emit(text, output, force)
 
@@ -408,16 +484,66 @@ def stats_cmd(db_path: Path | None, as_json: bool) -> None:
     db = open_db(db_path)
     stats = label_stats(labels.label_states(db))
     if as_json:
-        print_json(stats)
+        print_json_as("stats", stats)
         return
-    for kind, counts in stats["kinds"].items():
-        echo(f"{kind:24} " + "  ".join(f"{k}={v}" for k, v in counts.items()))
-    for pair in stats["agreement"]:
-        kappa = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
-        echo(
-            f"agreement {safe(pair['reviewers'][0])} / {safe(pair['reviewers'][1])}: "
-            f"{pair['shared']} shared, kappa {kappa}"
+    states = sorted({k for counts in stats["kinds"].values() for k in counts} - {"total"})
+    print_table(
+        [Column("kind"), Column("total", number=True), *(Column(s, number=True) for s in states)],
+        [
+            *(
+                (kind, counts.get("total", 0), *(counts.get(s, 0) for s in states))
+                for kind, counts in stats["kinds"].items()
+            ),
+            ("all", stats["totals"].get("total", 0), *(stats["totals"].get(s, 0) for s in states)),
+        ],
+        title="findings by kind and label state",
+    )
+    if stats["agreement"]:
+        echo()
+        print_table(
+            [
+                Column("reviewer"),
+                Column("reviewer"),
+                Column("shared", number=True),
+                Column("kappa", number=True),
+            ],
+            (
+                (
+                    pair["reviewers"][0],
+                    pair["reviewers"][1],
+                    pair["shared"],
+                    "n/a" if pair["kappa"] is None else f"{pair['kappa']:.3f}",
+                )
+                for pair in stats["agreement"]
+            ),
+            title="agreement between reviewers (Cohen's kappa)",
         )
+
+
+def print_ready_labels(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Label export rows serialized through their model (`reviewer schema labels`)."""
+    from reviewer.cli.schemas import serialized
+
+    return list(serialized("labels", rows))
+
+
+@cli.command("schema")
+@click.argument("name", required=False)
+def schema_cmd(name: str | None) -> None:
+    """The JSON Schema of a --json output (NAME), or of every one as an object keyed by name.
+
+    The schemas are generated from the models the commands serialize their JSON through.
+
+    Example: reviewer schema runs
+    """
+    from reviewer.cli.schemas import SCHEMAS, json_schema
+
+    if name is None:
+        print_json({n: json_schema(n) for n in SCHEMAS})
+        return
+    if name not in SCHEMAS:
+        raise click.UsageError(f"no output named {name!r}; known: {', '.join(SCHEMAS)}")
+    print_json(json_schema(name))
 
 
 @cli.command("reextract")

@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from reviewer.cli.common import db_option, echo, emit, json_option, open_db, print_json
+from reviewer.cli.common import db_option, echo, emit, json_option, open_db, print_json_as
+from reviewer.cli.tables import Column, print_table
 from reviewer.review.inert import inert
 from reviewer.review.pack_replay import (
     DEFAULT_HOLDOUT,
@@ -71,12 +72,12 @@ def _guard(fn: Callable[[], Any]) -> Any:
     try:
         return fn()
     except (PackLimitError, PackFormatError, StoreError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(inert(str(exc))) from exc  # it may quote what was typed or stored
 
 
 def _show_saved(stored: StoredPack, as_json: bool) -> None:
     if as_json:
-        print_json(stored.as_dict())
+        print_json_as("pack-saved", stored.as_dict())
         return
     parent = f", parent {stored.parent_hash[:12]}" if stored.parent_hash else ""
     echo(
@@ -197,14 +198,24 @@ def list_cmd(db_path: Path | None, as_json: bool) -> None:
             if v["deployed_from"] and str(v["deployed_from"]["pack"]).partition("@")[0] == r["name"]
         ]
     if as_json:
-        print_json(rows)
+        print_json_as("pack-list", rows)
         return
     if not rows:
         echo("no phrase packs yet (reviewer pack new NAME)")
-    for r in rows:
-        echo(
-            f"{inert(r['ref']):24} id {r['content_hash'][:12]}  {r['phrases']:2} phrase(s)  "
-            f"{r['updated_at']}  {inert(r['updated_by'] or '')}"
+    else:
+        print_table(
+            [
+                Column("pack"),
+                Column("content id", ident=True),
+                Column("phrases", number=True),
+                Column("saved"),
+                Column("by"),
+            ],
+            (
+                (r["ref"], r["content_hash"][:12], r["phrases"], r["updated_at"], r["updated_by"])
+                for r in rows
+            ),
+            title="phrase packs (latest versions)",
         )
     _echo_versions(versions)
 
@@ -213,14 +224,29 @@ def _echo_versions(versions: list[dict[str, Any]]) -> None:
     if not versions:
         click.echo("no stored finding carries a phrasePackVersion string")
         return
-    click.echo("phrasePackVersion strings in stored findings:")
-    for v in versions:
-        link = v["deployed_from"]
-        where = f"deployed from {inert(link['pack'])}" if link else "no stored pack linked"
-        click.echo(
-            f"  {inert(v['version']):24} {v['findings']} finding(s), {v['labelled_findings']} labelled, "
-            f"{v['labels']} label(s); {where}"
-        )
+    echo()
+    print_table(
+        [
+            Column("phrasePackVersion"),
+            Column("findings", number=True),
+            Column("labelled", number=True),
+            Column("labels", number=True),
+            Column("pack"),
+        ],
+        (
+            (
+                v["version"],
+                v["findings"],
+                v["labelled_findings"],
+                v["labels"],
+                f"deployed from {v['deployed_from']['pack']}"
+                if v["deployed_from"]
+                else "no stored pack linked",
+            )
+            for v in versions
+        ),
+        title="phrasePackVersion strings in stored findings",
+    )
 
 
 @pack.command("versions")
@@ -233,7 +259,7 @@ def versions_cmd(db_path: Path | None, as_json: bool) -> None:
     """
     versions = store_packs.version_strings(open_db(db_path))
     if as_json:
-        print_json(versions)
+        print_json_as("pack-versions", versions)
         return
     _echo_versions(versions)
 
@@ -266,7 +292,7 @@ def deployed_cmd(
     db = open_db(db_path)
     row = _guard(lambda: record_deployed(db, ref, version, replaces=replaces, who=_who(reviewer), note=note))
     if as_json:
-        print_json(row)
+        print_json_as("pack-deployed", row)
         return
     old = f" (replacing {inert(row['replaces'])})" if row["replaces"] else ""
     click.echo(f"{inert(row['pack_version'])} deployed from {inert(row['pack'])}{old}")
@@ -284,7 +310,7 @@ def production_cmd(version: str | None, db_path: Path | None, as_json: bool) -> 
     """
     rows = _guard(lambda: production(open_db(db_path), version))
     if as_json:
-        print_json(rows)
+        print_json_as("pack-production", rows)
         return
     if not rows:
         click.echo("no version string is linked to a stored pack yet (reviewer pack deployed REF VERSION)")
@@ -312,7 +338,7 @@ def show_cmd(ref: str, db_path: Path | None, as_json: bool) -> None:
             for p in versions
         ]
         out["production"] = [r for r in production(db) if r["pack"] == stored.ref]
-        print_json(out)
+        print_json_as("pack-show", out)
         return
     echo(f"{inert(stored.ref)}  content id {stored.content_hash} (ours, not the framework's version hash)")
     echo(
@@ -340,7 +366,7 @@ def diff_cmd(a: str, b: str | None, db_path: Path | None, as_json: bool) -> None
     db = open_db(db_path)
     data = _guard(lambda: pack_diff(db, a, b))
     if as_json:
-        print_json(data)
+        print_json_as("pack-diff", data)
         return
     echo(f"{inert(data['from']['ref'] or EMPTY_REF)} -> {inert(data['to']['ref'])}")
     if data["unchanged"]:
@@ -425,7 +451,7 @@ def replay_cmd(
     finally:
         stop()
     if as_json:
-        print_json(data)
+        print_json_as("pack-replay", data)
         return
     for line in report_lines(data, examples=min(examples, 5)):
         echo(inert(line))
@@ -449,7 +475,7 @@ def suggest_cmd(
     db = open_db(db_path)
     data = _guard(lambda: suggestions(db, ref, holdout_share=holdout_share, seed=seed, limit=limit))
     if as_json:
-        print_json(data)
+        print_json_as("pack-suggest", data)
         return
     used = data["used"]
     echo(

@@ -10,6 +10,7 @@ every failing pass; the event is deduplicated). Pure: the store reads the rows.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -28,7 +29,10 @@ def _leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
 
 
 def _literal(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer past 64 bits
+        return json.dumps(value, ensure_ascii=False)
 
 
 def _in_result(value: Any, result_texts: list[str]) -> bool:

@@ -30,3 +30,18 @@ def inert(text: str, *, keep_newlines: bool = True) -> str:
     if not keep_newlines:
         out = out.replace("\n", "⏎").replace("\t", " ")
     return out
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # outside the BMP, JSON spells a UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_inert(text: str) -> str:
+    """Serialized JSON whose strings hold no raw control or invisible character: each is written as its
+    `\\uXXXX` escape, which parses back to the very same value (C0 controls are escaped by every JSON writer
+    already; DEL, C1 controls such as U+009B, a CSI to some terminals, bidi and separator characters are not)."""
+    return _UNSAFE.sub(_json_escape, text)

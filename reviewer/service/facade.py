@@ -154,19 +154,27 @@ class ReviewService:
 
     # -- findings queue -----------------------------------------------------------------------------------------
 
-    async def queue_first(self, *, reviewer: str, limit: int = RUNS_BLOCK, **filters: Any) -> dict[str, Any]:
-        """`{total, progress, rows}` for the queue under `filters`, in one trip to a reader thread.
+    async def queue_first(
+        self, *, reviewer: str, limit: int = RUNS_BLOCK, sort: str | None = None, **filters: Any
+    ) -> dict[str, Any]:
+        """`{total, progress, rows, first_unlabelled}` for the queue under `filters` in `sort` order (see
+        `store.findings.QUEUE_SORTS`; default by run), in one trip to a reader thread.
 
         `total` counts the rows shown (label-state filter included; `exact` False when it is a lower bound,
         see `store.findings.queue_count_at_most`); `progress` is `store.findings.queue_progress` over the same
-        filters without the label state."""
+        filters without the label state; `first_unlabelled` is `(finding id, row)` of the first finding
+        `reviewer` has not labelled (where the queue opens), or None (also under a label-state filter)."""
 
         def work(db: Database) -> dict[str, Any]:
             clean = _queue_filters(filters, reviewer)
             return {
                 "total": findings.queue_count_at_most(db, **clean),
                 "progress": findings.queue_progress(db, **clean),
-                "rows": _with_cursor(findings.queue_page(db, limit=limit, **clean)),
+                "rows": findings.queue_page(db, limit=limit, sort=sort, **clean),
+                # under a label-state filter the rows shown are chosen by it: the queue opens on the first
+                "first_unlabelled": (
+                    None if "state" in clean else findings.first_unlabelled(db, sort=sort, **clean)
+                ),
             }
 
         return await self._threads.read(work)
@@ -175,18 +183,19 @@ class ReviewService:
         self,
         *,
         reviewer: str,
-        after: str | None = None,
+        after: list[Any] | None = None,
         offset: int = 0,
         limit: int = RUNS_BLOCK,
+        sort: str | None = None,
         **filters: Any,
     ) -> list[dict[str, Any]]:
-        """One block of the queue: after the finding id `after` (keyset), else from row `offset`."""
+        """One block of the queue: after the row whose `cursor` is `after` (keyset), else from row `offset`."""
 
         def work(db: Database) -> list[dict[str, Any]]:
             clean = _queue_filters(filters, reviewer)
             if after is not None:
-                return _with_cursor(findings.queue_page(db, after=after, limit=limit, **clean))
-            return _with_cursor(findings.queue_page_at(db, offset=offset, limit=limit, **clean))
+                return findings.queue_page(db, after=after, limit=limit, sort=sort, **clean)
+            return findings.queue_page_at(db, offset=offset, limit=limit, sort=sort, **clean)
 
         return await self._threads.read(work)
 
@@ -195,21 +204,34 @@ class ReviewService:
             lambda db: findings.queue_progress(db, **_queue_filters(filters, reviewer))
         )
 
-    async def queue_position(self, finding_id: str, *, reviewer: str, **filters: Any) -> int | None:
-        """The row of `finding_id` in the filtered queue (None: filtered out)."""
+    async def queue_position(
+        self, finding_id: str, *, reviewer: str, sort: str | None = None, **filters: Any
+    ) -> int | None:
+        """The row of `finding_id` in the filtered queue in `sort` order (None: filtered out)."""
         return await self._threads.read(
-            lambda db: findings.queue_position(db, finding_id, **_queue_filters(filters, reviewer))
+            lambda db: findings.queue_position(db, finding_id, sort=sort, **_queue_filters(filters, reviewer))
         )
 
-    async def next_unlabelled(self, *, reviewer: str, after: str | None = None, **filters: Any) -> str | None:
-        """The next finding after `after` (wrapping) that `reviewer` has not labelled, under the filters
-        (the label-state filter is ignored: "unlabelled" is what is asked for)."""
+    async def next_unlabelled(
+        self,
+        *,
+        reviewer: str,
+        after: str | None = None,
+        sort: str | None = None,
+        same_run: bool = False,
+        **filters: Any,
+    ) -> str | None:
+        """The next finding after `after` in `sort` order (wrapping) that `reviewer` has not labelled, under the
+        filters (the label-state filter is ignored: "unlabelled" is what is asked for); `same_run`: one of
+        `after`'s run first."""
 
         def work(db: Database) -> str | None:
             clean = _queue_filters(filters, reviewer)
             clean.pop("state", None)
             clean.pop("reviewer", None)
-            return findings.next_unlabelled(db, after=after, reviewer=reviewer, **clean)
+            return findings.next_unlabelled(
+                db, after=after, reviewer=reviewer, sort=sort, same_run=same_run, **clean
+            )
 
         return await self._threads.read(work)
 
@@ -346,12 +368,6 @@ def _queue_filters(filters: dict[str, Any], reviewer: str) -> dict[str, Any]:
         clean.pop("state", None)
     clean["reviewer"] = reviewer
     return clean
-
-
-def _with_cursor(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for r in rows:
-        r["cursor"] = r["id"]
-    return rows
 
 
 def _label_state(db: Database, target_id: str, row: dict[str, Any] | None) -> dict[str, Any]:

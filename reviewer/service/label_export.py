@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from reviewer.review.inert import json_inert
 from store.labels import LABEL_FIELDS
 
 #: Columns of a label export, in order (the JSON objects carry the same keys).
@@ -34,12 +35,19 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
+def json_cell(value: Any) -> Any:
+    """A list or object (`finding_codes`) as its JSON text in a CSV cell, so a script reads it back as JSON."""
+    if isinstance(value, list | dict):
+        return orjson.dumps(value).decode()
+    return value
+
+
 def labels_text(rows: list[dict[str, Any]], fmt: str) -> str:
     """An export of label rows (`ReviewService.export_labels`, `store.labels.export_labels`) as JSON or CSV: the CLI's and the app's format."""
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(LABEL_EXPORT_FIELDS), extrasaction="ignore")
         writer.writeheader()
-        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
+        writer.writerows({k: csv_cell(json_cell(v)) for k, v in row.items()} for row in rows)
         return buf.getvalue()
-    return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return json_inert(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()) + "\n"

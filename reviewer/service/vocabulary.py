@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from store.changes import DataVersion
 from store.errors import NotFound, StoreError, UnsupportedByBackend
+from store.findings import QUEUE_SORT_TITLES
 from store.packs import StoredPack
 from store.vocab import (
     CLEARED,
@@ -21,6 +22,7 @@ from store.vocab import (
     WITHHELD_ANSWER,
     WITHHELD_VERDICTS,
     call_failed,
+    call_status,
     current_labels,
     disagreement,
     is_withheld,
@@ -29,6 +31,7 @@ from store.vocab import (
 )
 
 __all__ = [
+    "QUEUE_SORT_TITLES",
     "CLEARED",
     "DISAGREEMENT",
     "DataVersion",
@@ -49,6 +52,7 @@ __all__ = [
     "WITHHELD_ANSWER",
     "WITHHELD_VERDICTS",
     "call_failed",
+    "call_status",
     "current_labels",
     "disagreement",
     "is_withheld",

@@ -83,6 +83,7 @@ SUPPORTED_COMMANDS = (
     "watch",
     "open",
     "serve",
+    "schema",  # opens no database
 )
 
 
@@ -110,6 +111,8 @@ _MATCH = re.compile(
     r"FROM\s+search(?:\s+(?!WHERE\b)(\w+))?\s+WHERE\s+search\s+MATCH\s+(\?|'[^']*')", re.IGNORECASE
 )
 _PLUS_ROWID = re.compile(r"\+(\w+\.rowid)\b")
+#: SQLite's `CROSS JOIN t ON ...` (a join order the planner keeps) is an inner join to PostgreSQL.
+_CROSS_JOIN_ON = re.compile(r"\bCROSS\s+JOIN\s+(\w+(?:\s+(?!ON\b)\w+)?)\s+ON\b", re.IGNORECASE)
 _PRAGMA = re.compile(r"^\s*PRAGMA\s+(\w+)", re.IGNORECASE)
 _SELECT_LIST = re.compile(r"^\s*SELECT\s+(.*?)\bFROM\b", re.IGNORECASE | re.DOTALL)
 
@@ -173,6 +176,7 @@ def translate(sql: str) -> tuple[str | None, bool]:
         sql,
     )
     sql = _PLUS_ROWID.sub(r"\1", sql)
+    sql = _CROSS_JOIN_ON.sub(r"JOIN \1 ON", sql)
     return _placeholders(_alias_derived(sql)), returning
 
 

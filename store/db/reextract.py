@@ -10,7 +10,7 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from store.db.connection import write_lock
-from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows
+from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows, own_runs
 from store.errors import RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
@@ -35,8 +35,9 @@ def reextract(
             continue
         x = extract(rec, sha256=sha, origin=source, container=container, size=len(data))
         with write_lock(db):
+            own = own_runs(db, rec_id)  # a run stored twice before m013 stays as it was, labels and all
             delete_extracted(db, rec_id)
-            insert_rows(db, rec_id, x)
+            insert_rows(db, rec_id, x, own=own)
             db.execute(
                 "UPDATE recordings SET extractor_version = ?, events = ?, runs = ? WHERE id = ?",
                 [EXTRACTOR_VERSION, x.recording["events"], x.recording["runs"], rec_id],

@@ -531,4 +531,36 @@ def m012_current_label_by_time(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS labels_target_time ON labels(target_id, reviewer, created_at, id)")
 
 
+@migrations()
+def m013_queue_order(db: Database) -> None:
+    """The findings queue reads each of its sorts as one keyset range of an index (`store.findings`
+    QUEUE_SORTS spells the same expressions): by run and position in the run, by kind, by tool, and the runs
+    newest first, so the queue's first page is a bounded read at any store size, never a sort of every finding."""
+    position = "coalesce(seq, -1)"
+    db.execute(f"CREATE INDEX findings_queue_order ON findings(run_key, {position}, id)")
+    db.execute(f"CREATE INDEX findings_kind_order ON findings(kind, run_key, {position}, id)")
+    db.execute(
+        f"CREATE INDEX findings_tool_order ON findings(ifnull(tool_name, ''), run_key, {position}, id)"
+    )
+    db.execute("CREATE INDEX runs_newest_first ON runs(-coalesce(started_ms, -1), key)")
+
+
+@migrations()
+def m014_run_sources(db: Database) -> None:
+    """Every recording a run was read from, with the run's content identity (`run_content_id`): the same
+    run read from a bare recording and from its envelope (or a bundle, an artifact) is stored once, and its
+    sources are all the paths of all those recordings. Runs stored before keep their own recording, with
+    no identity (NULL) until `reviewer reextract` computes it."""
+    db.execute("""
+        CREATE TABLE run_sources (
+            run_key TEXT NOT NULL,
+            recording_id INTEGER NOT NULL REFERENCES recordings(id),
+            content_id TEXT,
+            PRIMARY KEY (run_key, recording_id)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX run_sources_content ON run_sources(content_id)")
+    db.execute("CREATE INDEX run_sources_recording ON run_sources(recording_id)")
+    db.execute("INSERT INTO run_sources (run_key, recording_id) SELECT key, recording_id FROM runs")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

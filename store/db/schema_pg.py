@@ -422,6 +422,41 @@ def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
         db.execute(f"UPDATE {table} SET id = -1 - id WHERE id < 0")
 
 
+def pg_m013_queue_order(db: PgDatabase) -> None:
+    """m013's indexes (each expression in parentheses), and SQLite's `ifnull`, which the queue's tool sort
+    names, as a shim (an inlined `coalesce`)."""
+    db.execute(
+        "CREATE FUNCTION ifnull(a anyelement, b anyelement) RETURNS anyelement LANGUAGE sql IMMUTABLE AS "
+        "$$ SELECT coalesce(a, b) $$"
+    )
+    position = "coalesce(seq, -1)"
+    db.execute(f"CREATE INDEX findings_queue_order ON findings(run_key, ({position}), id)")
+    db.execute(f"CREATE INDEX findings_kind_order ON findings(kind, run_key, ({position}), id)")
+    db.execute(
+        f"CREATE INDEX findings_tool_order ON findings((coalesce(tool_name, '')), run_key, ({position}), id)"
+    )
+    db.execute("CREATE INDEX runs_newest_first ON runs((-coalesce(started_ms, -1)), key)")
+
+
+def pg_m014_run_sources(db: PgDatabase) -> None:
+    db.execute(
+        "CREATE TABLE run_sources (run_key TEXT NOT NULL, recording_id BIGINT NOT NULL REFERENCES recordings(id), "
+        "content_id TEXT, PRIMARY KEY (run_key, recording_id))"
+    )
+    db.execute("CREATE INDEX run_sources_content ON run_sources(content_id)")
+    db.execute("CREATE INDEX run_sources_recording ON run_sources(recording_id)")
+    db.execute("INSERT INTO run_sources (run_key, recording_id) SELECT key, recording_id FROM runs")
+    # SQLite's json_group_array, which a run's list of source paths is read with (compact, as SQLite writes it)
+    db.execute(
+        "CREATE FUNCTION _json_group_array_final(a anycompatiblearray) RETURNS text LANGUAGE sql IMMUTABLE AS "
+        "$$ SELECT coalesce(array_to_json(a)::text, '[]') $$"
+    )
+    db.execute(
+        "CREATE AGGREGATE json_group_array(anycompatible) "
+        "(SFUNC = array_append, STYPE = anycompatiblearray, FINALFUNC = _json_group_array_final, INITCOND = '{}')"
+    )
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -436,6 +471,8 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m010_tallies": pg_m010_tallies,
     "m011_search_ids_by_run": pg_m011_search_ids_by_run,
     "m012_current_label_by_time": schema.m012_current_label_by_time,  # type: ignore[dict-item]
+    "m013_queue_order": pg_m013_queue_order,
+    "m014_run_sources": pg_m014_run_sources,
 }
 
 

@@ -19,9 +19,13 @@ WATCHED = ("runs", "findings")
 
 
 def _described(db: Database, table: str) -> int | None:
-    """How many rows the statistics say `table` has (None: never analysed)."""
+    """How many rows the statistics say `table` has (None: never analysed): the table's own row (idx NULL),
+    which `refresh_statistics` writes with the count, else the first index's (a sampled ANALYZE estimates
+    those per index, differently for each)."""
     try:
-        row = db.execute("SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1", [table]).fetchone()
+        row = db.execute(
+            "SELECT stat FROM sqlite_stat1 WHERE tbl = ? ORDER BY idx IS NOT NULL LIMIT 1", [table]
+        ).fetchone()
     except sqlite3.OperationalError:  # no sqlite_stat1 table yet
         return None
     if row is None or not row[0]:
@@ -61,6 +65,15 @@ def refresh_statistics(db: Database, *, force: bool = False) -> bool:
     try:
         db.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
         db.execute("ANALYZE")  # its own transaction (connections are in autocommit mode)
+        with (
+            db.conn
+        ):  # the size analysed, for `statistics_stale` (SQLite reads such a row as the table's size)
+            for table in WATCHED:
+                db.execute("DELETE FROM sqlite_stat1 WHERE tbl = ? AND idx IS NULL", [table])
+                db.execute(
+                    "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, NULL, ?)",
+                    [table, str(_rows_about(db, table))],
+                )
     except sqlite3.OperationalError:  # busy past the timeout, or read-only: the next open tries again
         return False
     return True

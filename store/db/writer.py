@@ -14,7 +14,9 @@ from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.reading.extract import Extracted
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
-EXTRACTOR_VERSION = 3  # 2: delivery, read completeness, decisions; 3: a reused toolCallId keeps two calls, colliding finding ids both kept
+#: 2: delivery, read completeness, decisions; 3: a reused toolCallId keeps two calls, colliding finding ids both
+#: kept; 4: each run's content identity (run_sources), so the same run read from another container is one run
+EXTRACTOR_VERSION = 4
 
 
 ROW_TABLES = ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events")
@@ -131,11 +133,25 @@ def write_recording_in(db: Database, prepared: Prepared) -> tuple[int, bool]:
 
 
 def insert_rows(
-    db: Database, rec_id: int, x: Extracted, tuples: dict[str, list[tuple[Any, ...]]] | None = None
-) -> None:
-    """The extracted rows of one recording (inside the caller's transaction)."""
+    db: Database,
+    rec_id: int,
+    x: Extracted,
+    tuples: dict[str, list[tuple[Any, ...]]] | None = None,
+    *,
+    own: frozenset[str] = frozenset(),
+) -> int:
+    """The extracted rows of one recording (inside the caller's transaction). A run already stored from
+    another recording (the same content identity: a bare recording and its envelope) is not stored again:
+    this recording becomes one more of its sources, and the facts only an envelope states fill the stored
+    run. Runs in `own` (this recording's own before a re-extraction) are always its own. Returns how many
+    runs were such already-stored ones."""
     conn = db.conn
     tables = tuples if tuples is not None else to_tuples(x)
+    same = _stored_elsewhere(conn, x, own)
+    if same:
+        tables = {t: [r for r in rows if r[_KEY_AT[t]] not in same] for t, rows in tables.items()}
+        if x.recording.get("form") == "envelope":
+            _take_stated_facts(conn, x, same)
     at = COLUMNS["runs"].index("recording_id")
     tables = dict(tables, runs=[r[:at] + (rec_id,) + r[at + 1 :] for r in tables["runs"]])
     for table in ROW_TABLES:
@@ -147,11 +163,59 @@ def insert_rows(
             f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
             rows,
         )
-    if x.search:
+    conn.executemany(
+        "INSERT INTO run_sources (run_key, recording_id, content_id) VALUES (?, ?, ?) "
+        "ON CONFLICT (run_key, recording_id) DO UPDATE SET content_id = excluded.content_id",
+        [(same.get(r["key"], r["key"]), rec_id, x.identities.get(r["key"])) for r in x.runs],
+    )
+    if x.search:  # only runs stored under this recording are indexed (`_search_rows`)
         docs, texts = _search_rows(conn, rec_id, x.search)
         conn.executemany("INSERT INTO search_docs (id, run_key, kind, ref) VALUES (?, ?, ?, ?)", docs)
         conn.executemany("INSERT INTO search_text (id, text) VALUES (?, ?)", texts)
         conn.executemany("INSERT INTO search (rowid, text) VALUES (?, ?)", texts)
+    return len(same)
+
+
+#: Where each row table holds its run's key.
+_KEY_AT = {t: COLUMNS[t].index("key" if t == "runs" else "run_key") for t in ROW_TABLES}
+
+#: The run columns an envelope states (recording-format.md section 3) and a bare recording cannot know: the
+#: same run read again from its envelope gives them to the stored run (what the envelope alone would show).
+ENVELOPE_STATED = (
+    "started_at",
+    "tenant",
+    "principal",
+    "session_id",
+    "complete",
+    "dropped_events",
+    "first_retained_index",
+)
+
+
+def _stored_elsewhere(conn: Any, x: Extracted, own: frozenset[str]) -> dict[str, str]:
+    """This recording's run key -> the key of the same run (same content identity) stored from another one."""
+    same: dict[str, str] = {}
+    for key, content_id in x.identities.items():
+        if key in own:
+            continue
+        row = conn.execute(
+            "SELECT s.run_key FROM run_sources s JOIN runs r ON r.key = s.run_key "
+            "WHERE s.content_id = ? AND s.run_key != ? LIMIT 1",
+            [content_id, key],
+        ).fetchone()
+        if row is not None:
+            same[key] = str(row[0])
+    return same
+
+
+def _take_stated_facts(conn: Any, x: Extracted, same: dict[str, str]) -> None:
+    sets = ", ".join(f"{c} = coalesce(?, {c})" for c in ENVELOPE_STATED)
+    for run in x.runs:
+        stored = same.get(run["key"])
+        if stored is not None:
+            conn.execute(
+                f"UPDATE runs SET {sets} WHERE key = ?", [*(run.get(c) for c in ENVELOPE_STATED), stored]
+            )
 
 
 def _search_rows(
@@ -212,3 +276,18 @@ def delete_extracted(db: Database, recording_id: int) -> None:
         for table in ("tool_calls", "semantics", "coverage", "evictions", "findings", "events"):
             db.execute(f"DELETE FROM {table} WHERE run_key = ?", [key])
     db.execute("DELETE FROM runs WHERE recording_id = ?", [recording_id])
+
+
+def runs_stored_elsewhere(db: Database, recording_id: int) -> int:
+    """How many runs of this recording were already stored from another one (it is one more of their sources)."""
+    row = db.execute(
+        "SELECT count(*) FROM run_sources s JOIN runs r ON r.key = s.run_key "
+        "WHERE s.recording_id = ? AND r.recording_id != ?",
+        [recording_id, recording_id],
+    ).fetchone()
+    return int(row[0])
+
+
+def own_runs(db: Database, recording_id: int) -> frozenset[str]:
+    """The keys of the runs stored under this recording (not those it is only one more source of)."""
+    return frozenset(r[0] for r in db.execute("SELECT key FROM runs WHERE recording_id = ?", [recording_id]))

@@ -659,7 +659,8 @@ async def test_run_screen_hints_name_the_remapped_keys(app_factory, tmp_path: Pa
         await pilot.press("m")
         answer = screen.query_one(AnswerView)
         await wait_until(pilot, lambda: answer.selecting)
-        assert str(screen.query_one("#answer-scroll").border_subtitle).startswith("selecting: w/e end")
+        hints = str(screen.query_one("#answer-scroll").border_subtitle)
+        assert hints.startswith("selecting: ") and " w/e end · " in hints
         before = answer.selected_text
         await pilot.press("e")
         await wait_until(pilot, lambda: answer.selected_text != before)

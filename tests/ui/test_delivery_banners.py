@@ -79,6 +79,15 @@ def delivery_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("delivery")
     path = root / "template.db"
     FILES[CAPPED_NO_READ] = capped_copy(FILES["no-read"], root / "capped-no-read.json", 5)
+    # the bare capped recording under a run id of its own: with its envelope's it would be one run with both
+    # sources (and the envelope's count of what was dropped), and this case is the bare recording alone
+    bare = root / "capped-bare-alone.json"
+    bare.write_text(
+        FIXTURE_RECORDINGS.joinpath("capped-recording-maxEvents-150.json")
+        .read_text()
+        .replace("run-1796002161653-1", "run-1796002161653-9")
+    )
+    FILES["capped bare"] = bare
     db = open_database(path)
     report = ingest(db, [str(p) for p in FILES.values()], db_path=str(path))
     assert not report.quarantined, report.quarantined

@@ -185,6 +185,41 @@ async def test_a_pack_named_like_a_path_defaults_to_a_plain_name_in_the_current_
     assert not [p for p in tmp_path.rglob("*escaped*") if p.parent != cwd], "nothing outside the folder"
 
 
+async def test_the_packs_screen_export_replaces_an_existing_file_only_after_yes(
+    app_factory, ui_db: Path, cwd: Path
+) -> None:
+    made = CliRunner().invoke(cli, ["pack", "new", "ops", "--none", "came up empty", "--db", str(ui_db)])
+    assert made.exit_code == 0, made.output
+    existing = cwd / "ops-v1.json"
+    existing.write_text("keep me", encoding="utf-8")
+    app: ReviewerApp = app_factory(reviewer="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await runs_loaded(pilot)
+        await pilot.press("p")
+        await wait_until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "PacksScreen" and getattr(app.screen, "stored", None) is not None
+            ),
+        )
+        await pilot.press("e")
+        bar = await _asked(pilot)
+        assert bar.query_one(Input).value == str(existing)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.screen.query(ReplaceBar)))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: any("was kept as it was" in m for m in _messages(app)))
+        assert existing.read_text(encoding="utf-8") == "keep me"
+        await pilot.press("e")
+        await _asked(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.screen.query(ReplaceBar)))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: existing.read_text(encoding="utf-8") != "keep me")
+    assert json.loads(existing.read_text(encoding="utf-8"))["phrases"]["none"] == ["came up empty"]
+    assert sorted(p.name for p in cwd.iterdir()) == ["ops-v1.json"]
+
+
 def test_a_typed_path_is_made_absolute_and_folded(tmp_path: Path) -> None:
     (tmp_path / "dir").mkdir()
     assert target_path("x.json", "labels.json", tmp_path) == tmp_path / "x.json"

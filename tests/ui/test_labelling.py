@@ -416,6 +416,8 @@ async def test_run_screen_labels_missed_negatives_and_queue_link(app_factory, la
         text = screen.run["answer"]
         await pilot.press("m")
         assert answer.selecting and app.focused is answer
+        assert answer.selected_text == "No pods are pending"  # the unflagged clause that looks negative
+        await pilot.press("home")
         assert answer.selected_text == "Release"  # the first word (the 🚀 before it is not a word)
         await pilot.press("l", "l", "l", "l")  # end → ×4
         assert answer.selected_text == "Release check for 𝔘S-East payments"

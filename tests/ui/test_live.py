@@ -107,3 +107,29 @@ async def test_the_queue_grows_with_new_findings_and_keeps_its_cursor(app_factor
         # The cursor is still on the finding the reviewer was judging, and its evidence still shown.
         assert queue.current_row["id"] == kept
         assert queue.showing == kept
+
+
+async def test_new_findings_come_in_the_order_the_reviewer_chose(app_factory, ui_db: Path) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await runs_screen_ready(pilot)
+        await app.action_open_queue()
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.showing is not None, timeout=30
+        )
+        queue = app.screen
+        findings = queue.finding_list
+        await pilot.press("O", "O")  # by run -> newest run first -> by kind
+        await wait_until(pilot, lambda: queue.sort == "kind" and queue.showing is not None, timeout=30)
+        before = queue.total
+
+        await asyncio.to_thread(ingest_from_elsewhere, ui_db, NEW_FINDINGS)
+
+        await wait_until(pilot, lambda: queue.total is not None and queue.total > before, timeout=30)
+        await wait_until(
+            pilot, lambda: all(findings.row_at(i) for i in range(findings.row_count)), timeout=30
+        )
+        kinds = [findings.row_at(i)["kind"] for i in range(findings.row_count)]
+        assert kinds == sorted(kinds), "the queue taken in again by kind, as the reviewer ordered it"
+        assert len(set(kinds)) > 1
+        assert queue.sort == "kind" and "by kind" in status(queue, "#queue-status")

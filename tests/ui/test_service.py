@@ -110,8 +110,10 @@ async def test_queue_pages_agree_by_keyset_and_by_offset(service: ReviewService,
     db.close()
     assert first["progress"] == {"total": first["total"], "labelled": 0, "mine": 0, "disagreements": 0}
     ids = [r["id"] for r in first["rows"]]
-    assert ids == sorted(ids) and all(r["cursor"] == r["id"] for r in first["rows"])
-    by_key = await service.queue_block(reviewer="ann", after=ids[-1], limit=5)
+    keys = [r["run_key"] for r in first["rows"]]
+    assert keys == sorted(keys) and all(r["cursor"][-1] == r["id"] for r in first["rows"])  # by run
+    assert first["first_unlabelled"] == (ids[0], 0)  # where the queue opens
+    by_key = await service.queue_block(reviewer="ann", after=first["rows"][-1]["cursor"], limit=5)
     by_offset = await service.queue_block(reviewer="ann", offset=7, limit=5)
     assert [r["id"] for r in by_key] == [r["id"] for r in by_offset]
     assert await service.queue_position(by_key[2]["id"], reviewer="ann") == 9

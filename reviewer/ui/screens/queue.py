@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Header, Select, Static
 
 from reviewer.service import RUNS_BLOCK
-from reviewer.service.vocabulary import DataVersion
+from reviewer.service.vocabulary import QUEUE_SORT_TITLES, DataVersion
 from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.labelling import LabellingScreen
@@ -85,11 +85,21 @@ class QueueScreen(LabellingScreen):
         Binding("e", "focus_evidence", "Evidence", show=False, id="queue.focus-evidence"),
         Binding("l", "focus_list", "List", show=False, id="queue.focus-list"),
         Binding("S", "app.open_stats", "Stats", show=False, id="queue.stats"),
+        Binding("O", "cycle_sort", "Order", id="queue.sort"),
     ]
-    HELP: ClassVar[str] = "Every finding across runs; label with 1/2/3, `n` for the next unlabelled one."
+    HELP: ClassVar[str] = (
+        "Every finding across runs, grouped by run; label with 1/2/3 (the cursor moves on to the next "
+        "unlabelled finding of the same run), `n` for the next unlabelled one, `O` to change the order."
+    )
 
-    def __init__(self, filters: dict[str, Any] | None = None, *, auto_advance: bool = True) -> None:
+    def __init__(
+        self, filters: dict[str, Any] | None = None, *, auto_advance: bool = True, sort: str = "run"
+    ) -> None:
         super().__init__(id="queue-screen")
+        if sort not in QUEUE_SORT_TITLES:
+            raise ValueError(f"unknown queue order {sort!r}")
+        #: the queue's order (`store.findings.QUEUE_SORTS`): by run and position in it unless changed
+        self.sort = sort
         self.filters: dict[str, Any] = {
             k: v for k, v in (filters or {}).items() if v not in (None, "", "any")
         }
@@ -155,9 +165,12 @@ class QueueScreen(LabellingScreen):
     @work(exclusive=True, group="queue-load", exit_on_error=False)
     async def load_queue(self, filters: dict[str, Any], focus: str | None = None) -> None:
         self._seen_findings = (await self.service.data_version()).findings
-        first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **filters)
+        first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, sort=self.sort, **filters)
         self.total, self.progress = first["total"], first["progress"]
         self.finding_list.reset(first["total"], first["rows"])
+        opening = first["first_unlabelled"]
+        if focus is None and opening is not None:  # open on the first finding not labelled yet
+            self.finding_list.move_to(opening[1])
         self._show_status()
         if not first["rows"]:
             self.showing = None
@@ -184,13 +197,13 @@ class QueueScreen(LabellingScreen):
         self._seen_findings = findings
         row = self.current_row
         keep = row["id"] if row else None
-        filters = dict(self.filters)
-        first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **filters)
+        filters, sort = dict(self.filters), self.sort
+        first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, sort=sort, **filters)
         position = None
         if keep is not None:
-            position = await self.service.queue_position(keep, reviewer=self.reviewer, **filters)
+            position = await self.service.queue_position(keep, reviewer=self.reviewer, sort=sort, **filters)
         now = self.current_row
-        if filters != self.filters or (now["id"] if now else None) != keep:
+        if filters != self.filters or sort != self.sort or (now["id"] if now else None) != keep:
             self._seen_findings = before  # moved, or filtered, meanwhile: look again at the next tick
             return
         self.total, self.progress = first["total"], first["progress"]
@@ -224,6 +237,7 @@ class QueueScreen(LabellingScreen):
                 after=after,
                 offset=0 if after is not None else offset,
                 limit=BLOCK,
+                sort=self.sort,
                 **filters,
             )
         except BaseException:
@@ -238,6 +252,8 @@ class QueueScreen(LabellingScreen):
 
     def _show_status(self) -> None:
         status = progress_text(self.progress, self.total, self.filters)
+        status.append("  order: ", style="dim")
+        status.append(QUEUE_SORT_TITLES[self.sort], style="bold magenta")
         if not self.auto_advance:
             status.append("  · auto-advance off", style="dim")
         self.query_one("#queue-status", Static).update(status)
@@ -316,27 +332,39 @@ class QueueScreen(LabellingScreen):
         self.redraw_evidence(finding_id)
         self.refresh_progress()
         if verdict is not None and self.auto_advance and (self.current_row or {}).get("id") == finding_id:
-            self.advance(finding_id)
+            self.advance(finding_id, same_run=True)
 
     @work(exclusive=True, group="queue-advance", exit_on_error=False)
-    async def advance(self, after: str | None) -> None:
-        """Move to the next finding I have not labelled (after `after`, wrapping)."""
-        target = await self.service.next_unlabelled(reviewer=self.reviewer, after=after, **self.filters)
+    async def advance(self, after: str | None, *, same_run: bool = False) -> None:
+        """Move to the next finding I have not labelled (after `after`, wrapping); `same_run`: one of the same
+        run first (after a label), and say so when the run is done and the cursor moves to another."""
+        target = await self.service.next_unlabelled(
+            reviewer=self.reviewer, after=after, sort=self.sort, same_run=same_run, **self.filters
+        )
         if target is None:
             self.notify("every finding here has your label", markup=False)
             return
+        before = self.current_row
         await self.go_to(target)
+        after_row = self.current_row
+        if same_run and before and after_row and before.get("run_key") != after_row.get("run_key"):
+            name = inert(str(before.get("run_id") or before.get("run_key")), keep_newlines=False)[:60]
+            self.notify(f"every finding of run {name} has your label: on to the next run", markup=False)
 
     async def go_to(self, finding_id: str) -> None:
         """Put the cursor on `finding_id`: at once when it is loaded, else after finding its row."""
         index = self.finding_list.index_of(finding_id)
         if index is None:
-            position = await self.service.queue_position(finding_id, reviewer=self.reviewer, **self.filters)
+            position = await self.service.queue_position(
+                finding_id, reviewer=self.reviewer, sort=self.sort, **self.filters
+            )
             if position is None:
                 self.notify("that finding is outside the current filters", severity="warning", markup=False)
                 return
             # rows loaded earlier may have left the filter (labelled since): start over so positions agree
-            first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, **self.filters)
+            first = await self.service.queue_first(
+                reviewer=self.reviewer, limit=BLOCK, sort=self.sort, **self.filters
+            )
             self.total, self.progress = first["total"], first["progress"]
             self.finding_list.reset(first["total"], first["rows"])
             self._show_status()
@@ -405,6 +433,21 @@ class QueueScreen(LabellingScreen):
         names = list(STATES)
         current = self.filters.get("state", "any")
         self.set_filters({"state": names[(names.index(current) + 1) % len(names)]})
+
+    def action_cycle_sort(self) -> None:
+        """The next order: by run, newest run first, by kind, by tool, disagreements first (then around)."""
+        names = list(QUEUE_SORT_TITLES)
+        self.set_sort(names[(names.index(self.sort) + 1) % len(names)])
+
+    def set_sort(self, sort: str) -> None:
+        if sort not in QUEUE_SORT_TITLES:
+            raise ValueError(f"unknown queue order {sort!r}")
+        if sort == self.sort:
+            return
+        self.sort = sort
+        row = self.current_row
+        self.showing = None
+        self.load_queue(dict(self.filters), focus=row["id"] if row else None)  # the same finding, re-sorted
 
     def action_clear_filters(self) -> None:
         self.set_filters({}, replace=True)

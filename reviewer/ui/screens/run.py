@@ -13,10 +13,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Header, Static
 
+from reviewer.review.missed_negatives import flagged_by, labelled_missed
 from reviewer.service.vocabulary import is_withheld
 from reviewer.ui.results import ToolResultView
 from reviewer.ui.screens.labelling import LabellingScreen
-from reviewer.ui.widgets.answer import AnswerView
+from reviewer.ui.widgets.answer import MISSED_STYLE, AnswerView
 from reviewer.ui.widgets.banners import answer_title, checks_text, outcome_banner, recording_banner
 from reviewer.ui.widgets.detail import (
     DetailPanel,
@@ -39,7 +40,8 @@ PANE_SPLITS: tuple[tuple[int, int], ...] = ((1, 5), (1, 3), (1, 2), (1, 1), (2, 
 
 
 def run_title(run: dict[str, Any]) -> Text:
-    """Two lines that never wrap (cut with … on a narrow terminal): who and when, then what it did."""
+    """Two lines that never wrap (cut with … on a narrow terminal): who and when, then what it did; a third
+    names the sources when the run was read from more than one file or has other versions."""
     started = (run.get("started_at") or "?")[:23].replace("T", " ")
     parts: list[Any] = [
         ("run ", "dim"),
@@ -68,7 +70,39 @@ def run_title(run: dict[str, Any]) -> Text:
     for label, key in (("model", "model"), ("tenant", "tenant"), ("session", "session_id")):
         if run.get(key):
             parts += [(f"  {label} ", "dim"), safe_text(run[key], limit=60, one_line=True)]
+    sources = [str(s) for s in run.get("sources") or []]
+    if len(sources) > 1 or len(versions) > 1:
+        parts.append(
+            ("\nread from ", "dim") if len(sources) < 2 else (f"\nread from {len(sources)} sources: ", "dim")
+        )
+        for n, source in enumerate(sources):
+            if n:
+                parts.append((" · ", "dim"))
+            parts.append(safe_text(source, limit=200, one_line=True))
     return Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
+
+
+#: how a missed-negative label is drawn in the list under the answer (as in the answer itself)
+MISSED_MARK_STYLE = MISSED_STYLE
+
+
+def missed_text(missed: list[dict[str, Any]], reviewer: str | None) -> Text:
+    """The missed-negative labels on this answer, one a line (each underlined in the answer above)."""
+    out = Text()
+    out.append("MISSED NEGATIVES", style="bold underline")
+    out.append("  labelled by reviewers, underlined in the answer (not flagged by the detector)", style="dim")
+    for row in missed:
+        who = row.get("reviewer") or "?"
+        out.append("\n  ✎ ", style=MISSED_MARK_STYLE)
+        out.append("“")
+        out.append_text(
+            safe_text(row.get("span_text") or "", limit=200, one_line=True, style=MISSED_MARK_STYLE)
+        )
+        out.append("”  ")
+        out.append(str(row.get("list") or "?"), style="bold")
+        out.append(" · ")
+        out.append_text(safe_text("you" if who == reviewer else who, limit=40, one_line=True, style="dim"))
+    return out
 
 
 def _no_prompt(run: dict[str, Any]) -> str:
@@ -141,6 +175,7 @@ class RunScreen(LabellingScreen):
                 yield Static(Text(""), id="prompt")
                 with AnswerScroll(id="answer-scroll"):
                     yield AnswerView(id="answer")
+                    yield Static(Text(""), id="missed-negatives")
                     yield Static(Text(""), id="typed-negatives")
                 yield Static(Text(""), id="checks")
             with Vertical(id="run-right"):
@@ -153,6 +188,7 @@ class RunScreen(LabellingScreen):
         self.query_one("#answer-scroll").border_title = "Answer"
         self.query_one("#checks").border_title = "Checks (integrity.disposition)"
         self.query_one("#recording-banner").display = False
+        self.query_one("#missed-negatives").display = False
         self.query_one(Timeline).border_title = "Timeline"
         self.query_one(DetailPanel).border_title = "Detail"
         self.query_one(DetailPanel).border_subtitle = "z maximize · r raw JSON"
@@ -214,7 +250,14 @@ class RunScreen(LabellingScreen):
     @work(exclusive=True, group="run-missed", exit_on_error=False)
     async def load_missed(self) -> None:
         if self.run_key is not None:
-            self.answer.set_missed(await self.service.missed_labels(self.run_key))
+            self.show_missed(await self.service.missed_labels(self.run_key))
+
+    def show_missed(self, missed: list[dict[str, Any]]) -> None:
+        """Missed-negative labels on this answer: underlined in it, and listed under it."""
+        self.answer.set_missed(missed)
+        box = self.query_one("#missed-negatives", Static)
+        box.update(missed_text(missed, self.reviewer))
+        box.display = bool(missed)
 
     @work(exclusive=True, group="run-timeline", exit_on_error=False)
     async def load_timeline(self) -> None:
@@ -347,8 +390,13 @@ class RunScreen(LabellingScreen):
             return
         self.clear_selection()
         key = self.shown_key
+        offered = len(answer.candidates)
         scroll.border_subtitle = (
-            f"selecting: {key('answer.shrink', 'h')}/{key('answer.extend', 'l')} end · "
+            "selecting: "
+            + (f"{key('answer.offer-next', 'tab')} next of {offered} negative-looking · " if offered else "")
+            + f"{key('answer.clause-prev', '{')}/{key('answer.clause-next', '}')} clause · "
+            f"{key('answer.sentence-prev', '(')}/{key('answer.sentence-next', ')')} sentence · "
+            f"{key('answer.shrink', 'h')}/{key('answer.extend', 'l')} end · "
             f"{key('answer.start-left', 'H')}/{key('answer.start-right', 'L')} start · "
             f"{key('answer.choose', 'enter')} label · {key('answer.cancel', 'escape')} cancel"
         )
@@ -358,6 +406,21 @@ class RunScreen(LabellingScreen):
     def _missed_chosen(self, event: AnswerView.MissedChosen) -> None:
         event.stop()
         start, end, words = event.start, event.end, event.text
+        flagged = flagged_by((start, end), self.findings)
+        if flagged is not None:
+            finding = next((f for f in self.findings if f.get("id") == flagged), {})
+            self.notify(
+                f"“{words[:60]}” is flagged already ({finding.get('kind') or 'a finding'}): judge that finding "
+                "instead (`]` walks to it), or choose other words",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if labelled_missed((start, end), self.answer.missed):
+            self.notify(
+                f"“{words[:60]}” is already labelled as a missed negative", severity="warning", markup=False
+            )
+            return
 
         def chosen(list_name: str | None) -> None:
             if list_name is None:
@@ -368,7 +431,8 @@ class RunScreen(LabellingScreen):
 
         for stale in self.query(MissedBar):
             stale.remove()
-        self.mount(MissedBar(words, on_done=chosen))  # below the panels: the answer stays in view
+        # below the panels: the answer stays in view
+        self.mount(MissedBar(words, suggested=event.suggested, on_done=chosen))
 
     @on(AnswerView.SelectionEnded)
     def _selection_ended(self, event: AnswerView.SelectionEnded) -> None:
@@ -386,7 +450,7 @@ class RunScreen(LabellingScreen):
         assert self.run_key is not None
         await self.service.label_missed(self.run_key, start, end, list_name, self.reviewer)
         self.notify(f"missed “{words[:60]}” labelled as a {list_name} negative", markup=False)
-        self.answer.set_missed(await self.service.missed_labels(self.run_key))
+        self.show_missed(await self.service.missed_labels(self.run_key))
 
     # -- findings ---------------------------------------------------------------------------------------------
 

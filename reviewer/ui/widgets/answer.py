@@ -14,6 +14,12 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.widgets import Static
 
+from reviewer.review.missed_negatives import (
+    Candidate,
+    clause_spans,
+    negative_candidates,
+    sentence_spans,
+)
 from reviewer.review.typed_fields import field_lines, place_all
 from reviewer.ui.widgets.safe import FIELD_LIMIT, clip, inert_mapped, more_marker
 
@@ -144,8 +150,10 @@ class AnswerView(Static, can_focus=False):
     """Draws `highlighted_answer`; keeps the Text (`answer_text`) and span positions for tests and scrolling.
 
     Also the selection of words for a missed negative: `start_selection` makes it focusable and shows the
-    selected words; its keys move the ends word by word; `enter` posts `MissedChosen` with Python `str`
-    indices into the recorded answer; `escape` posts `SelectionEnded`.
+    selected words (the unflagged clause that looks most negative, when there is one); `tab`/`shift+tab`
+    offer the next/previous such clause, `}`/`{` jump by clause and `)`/`(` by sentence, its other keys move
+    the ends word by word; `enter` posts `MissedChosen` with Python `str` indices into the recorded answer;
+    `escape` posts `SelectionEnded`.
     """
 
     DEFAULT_CSS = """
@@ -160,6 +168,25 @@ class AnswerView(Static, can_focus=False):
         Binding("left,h", "extend(-1)", "End ←", show=False, id="answer.shrink"),
         Binding("shift+right,L", "move_start(1)", "Start →", show=False, id="answer.start-right"),
         Binding("shift+left,H", "move_start(-1)", "Start ←", show=False, id="answer.start-left"),
+        Binding("tab", "offer(1)", "Next negative-looking clause", id="answer.offer-next"),
+        Binding("shift+tab", "offer(-1)", "Previous offered clause", show=False, id="answer.offer-prev"),
+        Binding(
+            "right_curly_bracket", "jump('clause', 1)", "Next clause", show=False, id="answer.clause-next"
+        ),
+        Binding(
+            "left_curly_bracket", "jump('clause', -1)", "Previous clause", show=False, id="answer.clause-prev"
+        ),
+        Binding(
+            "right_parenthesis", "jump('sentence', 1)", "Next sentence", show=False, id="answer.sentence-next"
+        ),
+        Binding(
+            "left_parenthesis",
+            "jump('sentence', -1)",
+            "Previous sentence",
+            show=False,
+            id="answer.sentence-prev",
+        ),
+        Binding("home", "first_word", "First word", show=False, id="answer.first-word"),
         Binding("enter", "choose", "Label missed…", id="answer.choose"),
         Binding("escape", "cancel_selection", "Cancel selection", id="answer.cancel"),
     ]
@@ -172,6 +199,8 @@ class AnswerView(Static, can_focus=False):
         start: int
         end: int
         text: str
+        #: the list the clause's cues suggest, when the selection is an offered clause
+        suggested: str | None = None
 
     @dataclass
     class SelectionEnded(Message):
@@ -191,6 +220,10 @@ class AnswerView(Static, can_focus=False):
         self.words: list[tuple[int, int]] = []
         #: current missed-negative labels on this answer (store rows)
         self.missed: list[dict[str, Any]] = []
+        #: unflagged clauses that look negative, best first (`reviewer.review.missed_negatives`), while selecting
+        self.candidates: list[Candidate] = []
+        #: which of `candidates` is selected (None: the selection is not an offered clause)
+        self.offered: int | None = None
         self._mapping: list[int] | None = None
         self._shown = 0
         self._drawn_plain: str | None = None
@@ -338,14 +371,23 @@ class AnswerView(Static, can_focus=False):
                 return n
         return len(self.words) - 1
 
-    def start_selection(self, *, at: int = 0, span: tuple[int, int] | None = None) -> bool:
-        """Enter selection mode on the words covering `span`, else the word at answer index `at`."""
+    def start_selection(
+        self, *, at: int = 0, span: tuple[int, int] | None = None, offer: bool = True
+    ) -> bool:
+        """Enter selection mode on the words covering `span`, else (with `offer`) the unflagged clause that
+        looks most negative, else the word at answer index `at`."""
         if not self.words:
             return False
+        shown = (self.answer or "")[: self._shown]
+        # a typed answer's findings sit in its fields, not at answer indices: nothing is offered there
+        typed = self._fields is not None
+        self.candidates = [] if typed else negative_candidates(shown, self.findings, missed=self.missed)
+        self.offered = None
         if span is not None:
-            inside = [n for n, (s, e) in enumerate(self.words) if s < span[1] and e > span[0]]
-            if inside:
-                self.selection = (inside[0], inside[-1])
+            self._select_span(span)
+        if self.selection is None and offer and self.candidates:
+            self.offered = 0
+            self._select_span((self.candidates[0].start, self.candidates[0].end))
         if self.selection is None:
             word = self.word_at(at)
             if word is None:
@@ -353,15 +395,88 @@ class AnswerView(Static, can_focus=False):
             self.selection = (word, word)
         self.can_focus = True
         self._draw()
+        self._scroll_to_selection()
         return True
+
+    def _select_span(self, span: tuple[int, int]) -> bool:
+        inside = [n for n, (s, e) in enumerate(self.words) if s < span[1] and e > span[0]]
+        if inside:
+            self.selection = (inside[0], inside[-1])
+        return bool(inside)
+
+    @property
+    def suggested_list(self) -> str | None:
+        """The list the selected offered clause's cues suggest (None: not an offered clause)."""
+        if self.offered is None or self.offered >= len(self.candidates):
+            return None
+        candidate = self.candidates[self.offered]
+        return candidate.list_name if self.selection_span == self._words_span(candidate) else None
+
+    def _words_span(self, candidate: Candidate) -> tuple[int, int] | None:
+        return self._words_in((candidate.start, candidate.end))
+
+    def _words_in(self, span: tuple[int, int]) -> tuple[int, int] | None:
+        """answer[start:end] of the words inside `span` (None: it holds no word)."""
+        inside = [(s, e) for s, e in self.words if s < span[1] and e > span[0]]
+        return (inside[0][0], inside[-1][1]) if inside else None
+
+    def action_offer(self, step: int) -> None:
+        """Select the next (previous) unflagged clause that looks negative, in rank order, wrapping."""
+        if self.selection is None:
+            return
+        if not self.candidates:
+            self.app.bell()
+            return
+        n = len(self.candidates)
+        self.offered = (step if step < 0 else 0) % n if self.offered is None else (self.offered + step) % n
+        candidate = self.candidates[self.offered]
+        self._select_span((candidate.start, candidate.end))
+        self._draw()
+        self._scroll_to_selection()
+
+    def action_jump(self, unit: str, step: int) -> None:
+        """Select the whole next (previous) clause or sentence after (before) the selection."""
+        span = self.selection_span
+        if span is None:
+            return
+        shown = (self.answer or "")[: self._shown]
+        pieces = clause_spans(shown) if unit == "clause" else sentence_spans(shown)
+        # each clause or sentence as the words it holds (what a selection can be)
+        spans = list(dict.fromkeys(w for p in pieces if (w := self._words_in(p)) is not None))
+        if step > 0:
+            target = next((s for s in spans if s[0] > span[0]), None)
+        else:
+            target = next((s for s in reversed(spans) if s[0] < span[0]), None)
+        if target is None or not self._select_span(target):
+            self.app.bell()
+            return
+        self.offered = None
+        self._draw()
+        self._scroll_to_selection()
+
+    def action_first_word(self) -> None:
+        if self.selection is not None:
+            self.selection = (0, 0)
+            self.offered = None
+            self._draw()
+            self._scroll_to_selection()
 
     def stop_selection(self) -> None:
         self.selection = None
+        self.candidates, self.offered = [], None
         self.can_focus = False
         self._draw()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("extend", "move_start", "choose", "cancel_selection"):
+        if action in (
+            "extend",
+            "move_start",
+            "choose",
+            "cancel_selection",
+            "offer",
+            "jump",
+            "first_word",
+        ):
             return self.selection is not None
         return True
 
@@ -406,7 +521,9 @@ class AnswerView(Static, can_focus=False):
     def action_choose(self) -> None:
         span = self.selection_span
         if span is not None:
-            self.post_message(self.MissedChosen(self, span[0], span[1], self.selected_text))
+            self.post_message(
+                self.MissedChosen(self, span[0], span[1], self.selected_text, suggested=self.suggested_list)
+            )
 
     def action_cancel_selection(self) -> None:
         self.stop_selection()

@@ -7,6 +7,7 @@ Drawn from `ReviewService.finding_evidence` (a dict); every recorded string goes
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -255,8 +256,8 @@ def _compact(value: Any) -> str:
 
     try:
         return orjson.dumps(value).decode()
-    except TypeError:
-        return repr(value)
+    except TypeError:  # an integer past 64 bits: still its JSON, never a Python repr
+        return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _names_reads(finding: dict[str, Any]) -> bool:

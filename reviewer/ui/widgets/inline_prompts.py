@@ -99,9 +99,13 @@ class MissedBar(InlinePrompt):
         Binding("c", "choose('complete')", "complete", id="missed.complete"),
     ]
 
-    def __init__(self, selected: str, *, on_done: Callable[[str | None], None]) -> None:
+    def __init__(
+        self, selected: str, *, suggested: str | None = None, on_done: Callable[[str | None], None]
+    ) -> None:
         super().__init__(on_done, id="missed-bar")
         self.selected = selected
+        #: the list the clause's cues suggest: highlighted, so enter takes it
+        self.suggested = suggested if suggested in {v for v, _ in MISSED_CHOICES} else None
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -115,12 +119,18 @@ class MissedBar(InlinePrompt):
         yield OptionList(
             *(Option(Text(label), id=value) for value, label in MISSED_CHOICES), id="missed-list"
         )
-        yield Static(Text("n / c, or enter on a line · esc cancels"), classes="prompt-help")
+        hint = "n / c, or enter on a line · esc cancels"
+        if self.suggested:
+            hint = f"its words suggest “{self.suggested}”: enter takes it · " + hint
+        yield Static(Text(hint), classes="prompt-help")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.border_title = "Label a missed negative"
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        if self.suggested:
+            options.highlighted = [v for v, _ in MISSED_CHOICES].index(self.suggested)
+        options.focus()
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -85,8 +86,8 @@ def pretty_json(value: Any, *, limit: int = FIELD_LIMIT) -> Text:
         return safe_text(value, limit=limit)
     try:
         dumped = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        dumped = repr(value)
+    except TypeError:  # an integer past 64 bits: still its JSON, never a Python repr
+        dumped = json.dumps(value, indent=2, ensure_ascii=False, default=str)
     return safe_text(dumped, limit=limit)
 
 

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
-from reviewer.service.vocabulary import call_failed, disagreement
+from reviewer.service.vocabulary import call_failed, call_status, disagreement
 from reviewer.ui.widgets.cursor_list import CursorList
 from reviewer.ui.widgets.safe import human_size, inert
 
@@ -35,7 +35,7 @@ def timeline_row_text(row: dict[str, Any]) -> Text:
     if kind == "tool_call":
         failed = call_failed(row.get("error"), row.get("status"))
         mark = ("✗ ", ERROR_STYLE) if failed else ("⚙ ", "bold")
-        status = row.get("status") or ("done" if row.get("completed") else "open")
+        status = call_status(row.get("status"), row.get("completed"))
         flags = []
         if row.get("absent") and status != "absent":
             flags.append("absent")

@@ -16,7 +16,15 @@ from store.reading.extract.evictions import evictions
 from store.reading.extract.findings import findings
 from store.reading.extract.run_row import run_row
 from store.reading.extract.timeline import timeline
-from store.reading.extract.walk import Extracted, RunWalk, as_str, group_runs, last_real_run, short_type
+from store.reading.extract.walk import (
+    Extracted,
+    RunWalk,
+    as_str,
+    group_runs,
+    last_real_run,
+    run_content_id,
+    run_key_for,
+)
 from store.reading.outcome import classify_outcome
 from store.reading.text import dumps
 
@@ -25,11 +33,8 @@ __all__ = ["Extracted", "extract"]
 
 def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: int) -> Extracted:
     """Every row of one recording. `sha256` names the content and seeds every stable id."""
-    events = rec.events
-    cache: dict[str, str] = {}
-    shorts = [cache.get(t) or cache.setdefault(t, short_type(t)) for t in (e["type"] for e in events)]
-    payloads = [p if isinstance(p := e.get("payload"), dict) else {} for e in events]
-    groups = group_runs(events)
+    shorts, payloads = rec.shorts, rec.payloads
+    groups = group_runs(rec.metas)
     snapshot_run = last_real_run(groups)
     env_run = rec.envelope_run or {}
     producer = rec.producer or {}
@@ -40,7 +45,7 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "container": container,
             "form": rec.form,
             "bytes": size,
-            "events": len(events),
+            "events": len(rec.types),
             "skipped_events": rec.skipped_events,
             "runs": len(groups),
             "has_snapshot": int(rec.has_snapshot),
@@ -49,10 +54,14 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "envelope_run": dumps(rec.envelope_run),
         }
     )
+    events = rec.event_objects()
     for run_id, indexes in groups.items():
         shared = rec.shared_state if run_id == snapshot_run else None
         run_env = env_run if (env_run and (env_run.get("runId") == run_id or len(groups) == 1)) else {}
         _extract_run(RunWalk(out, rec, run_id, indexes, shared, run_env, sha256, shorts, payloads))
+        out.identities[run_key_for(run_id, sha256)] = run_content_id(
+            run_id, [events[i] for i in indexes], shared
+        )
     return out
 
 

@@ -30,15 +30,16 @@ def run_row(
     delivery: Delivery,
 ) -> None:
     """The `runs` row: identity (envelope first, then event meta, then the snapshot), timing, counts, outcome."""
-    metas = [walk.meta(i) for i in walk.indexes]
+    all_metas = walk.rec.metas
+    metas = [all_metas[i] for i in walk.indexes]
     wanted = ("tenant", "principal", "sessionId", "traceId", "correlationId")
     firsts: dict[str, str] = {}
-    for m in metas:  # one pass: the first non-empty value of each identity key
-        for k in wanted:
-            if k not in firsts and (v := as_str(m.get(k))):
+    for k in wanted:  # the first non-empty value of each identity key
+        for m in metas:
+            v = getattr(m, k)
+            if v and isinstance(v, str):
                 firsts[k] = v
-        if len(firsts) == len(wanted):
-            break
+                break
 
     def meta_value(key: str) -> str | None:
         return firsts.get(key)
@@ -47,11 +48,11 @@ def run_row(
     config = walk.rec.configuration or {}
     agent_id = as_str(configured.get("agentId")) or as_str(config.get("agentId"))
     if agent_id is None:
-        path = as_list(metas[0].get("compositionPath")) if metas else []
+        path = as_list(metas[0].compositionPath) if metas else []
         first = path[0] if path and isinstance(path[0], str) else ""
         agent_id = first.split(":", 1)[1] if first.startswith("Agent:") else None
     llm = as_dict(configured.get("llm")) or as_dict(as_dict(config.get("manifest")).get("llm"))
-    walls = [w for m in metas if (w := as_int(m.get("wallClockMs"))) is not None]
+    walls = [w for m in metas if type(w := m.wallClockMs) is int]  # as_int: a JSON integer, not a bool
     start = walk.first("agent.turn_start") or {}
     end = walk.last("agent.turn_end") or {}
     identity = as_dict(walk.shared.runIdentity) if walk.shared is not None else {}

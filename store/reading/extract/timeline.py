@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.reading.extract.walk import (
-    RunWalk,
-    as_int,
-    as_str,
-)
+from store.reading.extract.walk import RunWalk
 from store.reading.text import as_text, bounded
 
 #: Timeline rows keep a short summary; the full payload stays in the compressed original.
@@ -31,24 +27,43 @@ NOT_IN_TIMELINE = frozenset(
 )
 
 
+#: The payload field a timeline summary shows, by event type (otherwise: the first keys).
+SUMMARY_FIELD = {
+    "agent.turn_start": "userPrompt",
+    "agent.turn_end": "finalContent",
+    "stream.llm_end": "content",
+    "stream.tool_start": "toolName",
+    "stream.tool_end": "result",
+    "agent.route_decided": "chosen",
+    "integrity.context_error": "message",
+    "pause.request": "reason",
+    "middleware.decision": "outcome",
+    "agent.evidence_checked": "action",
+    "context.evicted": "contentHash",
+    "tools.absent": "lookedFor",
+}
+
+
 def timeline(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
     """One bounded row per narrative event (see NOT_IN_TIMELINE for what is left out, and why)."""
+    shorts, types, metas, payloads = walk.shorts, walk.rec.types, walk.rec.metas, walk.payloads
+    key, iteration_at, rows = walk.key, walk.iteration_at.get, walk.out.events
     for i in walk.indexes:
-        t = walk.shorts[i]
+        t = shorts[i]
         if t in NOT_IN_TIMELINE:
             continue
-        e = walk.ev(i)
-        m = walk.meta(i)
-        p = walk.payload(i)
-        walk.out.events.append(
+        m = metas[i]
+        p = payloads[i]
+        stage, wall, call_id = m.runtimeStageId, m.wallClockMs, p.get("toolCallId")
+        rows.append(
             {
-                "run_key": walk.key,
+                "run_key": key,
                 "seq": i,
-                "type": e["type"],
-                "stage": as_str(m.get("runtimeStageId")),
-                "wall_ms": as_int(m.get("wallClockMs")),
-                "iteration": walk.iteration_at.get(i),
-                "call_id": as_str(p.get("toolCallId")),
+                "type": types[i],
+                "stage": stage if isinstance(stage, str) else None,
+                "wall_ms": wall if type(wall) is int else None,  # as_int: a JSON integer, not a bool
+                "iteration": iteration_at(i),
+                "call_id": call_id if isinstance(call_id, str) else None,
                 "summary": _summary(t, p),
             }
         )
@@ -56,20 +71,7 @@ def timeline(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
 
 def _summary(t: str, p: dict[str, Any]) -> str | None:
     """A one-line, bounded description of an event for the timeline."""
-    pick = {
-        "agent.turn_start": "userPrompt",
-        "agent.turn_end": "finalContent",
-        "stream.llm_end": "content",
-        "stream.tool_start": "toolName",
-        "stream.tool_end": "result",
-        "agent.route_decided": "chosen",
-        "integrity.context_error": "message",
-        "pause.request": "reason",
-        "middleware.decision": "outcome",
-        "agent.evidence_checked": "action",
-        "context.evicted": "contentHash",
-        "tools.absent": "lookedFor",
-    }.get(t)
+    pick = SUMMARY_FIELD.get(t)
     value = p.get(pick) if pick else None
     if value is None:
         keys = ", ".join(list(p)[:6])

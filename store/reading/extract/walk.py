@@ -4,15 +4,18 @@ and iteration, and the small value readers every part of extraction shares. Pure
 from __future__ import annotations
 
 import hashlib
+import json
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import orjson
 
-from store.reading.decode import Recording, SharedState
+from store.reading.decode import MetaView, Recording, SharedState
 from store.reading.text import as_text
 
 PREFIX = "agentfootprint."
@@ -34,6 +37,9 @@ class Extracted:
     findings: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     search: list[dict[str, Any]] = field(default_factory=list)
+    #: run key -> the run's content identity (`run_content_id`): the same run read from two containers
+    #: (a bare recording and its envelope, a bundle, an artifact) has one identity, so it is stored once
+    identities: dict[str, str] = field(default_factory=dict)
 
 
 def short_type(event_type: str) -> str:
@@ -81,6 +87,25 @@ def stable_id(prefix: str, *parts: Any) -> str:
     return f"{prefix}-{digest[:20]}"
 
 
+def run_content_id(run_id: str, events: list[dict[str, Any]], shared: SharedState | None) -> str:
+    """What a run IS, whatever container it was read from: its run id, its events (keys sorted, so a
+    re-serialised copy with its keys in another order is the same run) and the snapshot state read for it.
+    Two recordings of one run id whose events differ (a changed recording) have different identities."""
+    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
+    digest.update(_canonical(events) + b"\x1f")
+    digest.update(_canonical(msgspec.to_builtins(shared) if shared is not None else None))
+    return "rc-" + digest.hexdigest()
+
+
+def _canonical(value: Any) -> bytes:
+    """`value` as JSON with sorted keys (orjson: about 1 GB/s); a number beyond 64 bits or a lone surrogate,
+    which orjson refuses, takes the standard library's slower path."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr).encode("ascii")
+
+
 def run_key_for(run_id: str, sha256: str) -> str:
     """The key of a run in one recording: a run id may recur across recordings."""
     return f"{run_id}@{sha256[:10]}"
@@ -89,7 +114,7 @@ def run_key_for(run_id: str, sha256: str) -> str:
 # --------------------------------------------------------------------------- grouping (section 4.2/4.3)
 
 
-def group_runs(events: list[dict[str, Any]]) -> dict[str, list[int]]:
+def group_runs(metas: Sequence[MetaView]) -> dict[str, list[int]]:
     """Event indexes per run id, in first-seen order.
 
     `consumer-scope` (pause/resume) and run-less events belong to the run they interrupt: the run of
@@ -98,8 +123,10 @@ def group_runs(events: list[dict[str, Any]]) -> dict[str, list[int]]:
     groups: dict[str, list[int]] = {}
     pending: list[int] = []
     current: str | None = None
-    for index, event in enumerate(events):
-        run_id = as_str(as_dict(event.get("meta")).get("runId"))
+    for index, meta in enumerate(metas):
+        run_id = meta.runId
+        if not isinstance(run_id, str):
+            run_id = None
         if run_id is None or run_id == CONSUMER_SCOPE:
             if current is None:
                 pending.append(index)
@@ -160,9 +187,6 @@ class RunWalk:
         self.answer = self._answer()
 
     # -- helpers
-    def ev(self, index: int) -> dict[str, Any]:
-        return self.rec.events[index]
-
     def payload(self, index: int) -> dict[str, Any]:
         return self.payloads[index]
 
@@ -172,8 +196,8 @@ class RunWalk:
         found.sort()
         return found
 
-    def meta(self, index: int) -> dict[str, Any]:
-        return as_dict(self.ev(index).get("meta"))
+    def meta(self, index: int) -> MetaView:
+        return self.rec.metas[index]
 
     def first(self, etype: str) -> dict[str, Any] | None:
         found = self.by_type.get(etype)
