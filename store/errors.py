@@ -37,3 +37,11 @@ class DatabaseWriteError(StoreError):
 
 class DatabaseNotOursError(StoreError):
     """An SQLite database some other program made: refused before anything is written to it."""
+
+
+class UnsupportedByBackend(StoreError):
+    """A command the database's backend (PostgreSQL) does not run yet: said in one line, never attempted."""
+
+
+class PostgresUnavailable(StoreError):
+    """The PostgreSQL server named by --db cannot be reached, or psycopg is not installed."""

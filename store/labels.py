@@ -101,7 +101,7 @@ def label_finding(
         raise LabelError(
             f"verdict {verdict!r} does not apply to a {kind} finding (use one of {', '.join(allowed)})"
         )
-    with write_lock(db):
+    with write_lock(db, scope=f"labels:{reviewer}"):
         return _insert(
             db,
             {
@@ -130,7 +130,7 @@ def label_missed(
     run_id, answer = row
     if answer is None or not (0 <= start < end <= len(answer)):
         raise LabelError(f"span {start}..{end} does not fit the answer of {run_id}")
-    with write_lock(db):
+    with write_lock(db, scope=f"labels:{reviewer}"):
         return _insert(
             db,
             {
@@ -171,7 +171,7 @@ def undo_last(db: Database, reviewer: str, target_id: str | None = None) -> dict
 
     The appended row restores what the reviewer had before (or CLEARED, which removes their label). Returns it, or None.
     """
-    with write_lock(db):
+    with write_lock(db, scope=f"labels:{reviewer}"):
         where, params = "reviewer = ? AND verdict != ? AND undoes IS NULL", [reviewer, CLEARED]
         if target_id:
             where += " AND target_id = ?"

@@ -1,9 +1,14 @@
-"""Shared fixtures: the real recordings kept in the repo (tests/fixtures/recordings), throwaway databases."""
+"""Shared fixtures: the real recordings kept in the repo (tests/fixtures/recordings), throwaway databases
+on either backend (`store_backend`: SQLite, or a fresh database on a real PostgreSQL server)."""
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from sqlite_utils import Database
@@ -17,9 +22,70 @@ FIXTURE_RECORDINGS = REPO / "tests" / "fixtures" / "recordings"
 SAMPLES = REPO / "sample_recordings"
 
 
+#: The PostgreSQL server the PostgreSQL tests use: $REVIEWER_TEST_POSTGRES (a postgresql:// URL), else the
+#: project machine's local server. Each test gets its own database on it, dropped afterwards.
+DEFAULT_TEST_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
+BACKENDS = ("sqlite", "postgresql")
+#: Run a test once per backend: `@both_backends` on a test that uses `db_path` / `db` (or `store_backend`).
+both_backends = pytest.mark.parametrize("store_backend", BACKENDS, indirect=True)
+
+_server_checked: dict[str, str | None] = {}
+
+
+def postgres_server() -> str:
+    """The test server's URL; the test is reported as not run (skip, with the reason) when no server is
+    reachable, except under CI=true, where a missing server fails the test."""
+    url = os.environ.get("REVIEWER_TEST_POSTGRES") or DEFAULT_TEST_POSTGRES
+    if url not in _server_checked:
+        try:
+            import psycopg
+
+            with psycopg.connect(url, connect_timeout=3) as conn:
+                conn.execute("SELECT 1")
+            _server_checked[url] = None
+        except Exception as exc:  # noqa: BLE001 - any reason means "no server"; it is reported below
+            _server_checked[url] = " ".join(str(exc).split()) or type(exc).__name__
+    problem = _server_checked[url]
+    if problem is not None:
+        reason = f"PostgreSQL tests NOT RUN: no server at {url} ({problem}); set REVIEWER_TEST_POSTGRES"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason.replace("NOT RUN", "FAILED (CI=true needs the server)"), pytrace=False)
+        pytest.skip(reason)
+    return url
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty database on the test server (its URL), dropped when the block ends."""
+    import psycopg
+
+    server = postgres_server()
+    name = f"reviewer_test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(server)
+    try:
+        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "review.db"
+def store_backend(request: pytest.FixtureRequest) -> str:
+    """ "sqlite" unless a test is parametrised over BACKENDS (`@both_backends`)."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def db_path(tmp_path: Path, store_backend: str) -> Iterator[Path]:
+    """Where the test's database lives: a file, or (PostgreSQL) the URL of a fresh database. The URL is
+    handed over as a Path-like string: every caller passes `str(db_path)` or the value itself."""
+    if store_backend == "sqlite":
+        yield tmp_path / "review.db"
+        return
+    with fresh_postgres_database() as url:
+        yield url  # type: ignore[misc]
 
 
 @pytest.fixture

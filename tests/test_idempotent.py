@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import FIXTURE_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, both_backends
 
 TABLES = (
     "recordings",
@@ -28,6 +28,7 @@ def _counts(db: Database) -> dict[str, int]:
     return {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
 
 
+@both_backends
 def test_reingest_changes_nothing(db: Database, db_path: Path) -> None:
     first = ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     counts = _counts(db)
@@ -37,6 +38,7 @@ def test_reingest_changes_nothing(db: Database, db_path: Path) -> None:
     assert _counts(db) == counts
 
 
+@both_backends
 def test_same_bytes_under_another_name_is_one_recording(db: Database, db_path: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.json"
     shutil.copy(FIXTURE_RECORDINGS / "plain-tool-run.json", copy)

@@ -17,7 +17,7 @@ from reviewer.cli.main import cli
 from store import labels
 from store.db.ingest import ingest
 from store.db.reextract import reextract
-from tests.conftest import FIXTURE_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, both_backends
 
 
 @pytest.fixture
@@ -36,6 +36,7 @@ def _invoke(args: list[str]) -> str:
     return result.stdout
 
 
+@both_backends
 def test_labels_are_append_only_and_undo_appends(loaded: Database) -> None:
     fid = _finding(loaded, "unsupported-claim")
     labels.label_finding(loaded, fid, "tp", "ann")
@@ -49,6 +50,7 @@ def test_labels_are_append_only_and_undo_appends(loaded: Database) -> None:
     assert [h["verdict"] for h in labels.history(loaded, fid)] == ["tp", "fp", "tp", "cleared"]
 
 
+@both_backends
 def test_withheld_answers_take_their_own_verdicts(loaded: Database) -> None:
     fid = _finding(loaded, "withheld-answer")
     with pytest.raises(labels.LabelError, match="does not apply"):
@@ -57,6 +59,7 @@ def test_withheld_answers_take_their_own_verdicts(loaded: Database) -> None:
     assert labels.current(loaded, fid) == {"ann": "justified"}
 
 
+@both_backends
 def test_cli_two_reviewers_and_kappa(loaded: Database, db_path: Path) -> None:
     ids = [
         r[0]
@@ -76,6 +79,7 @@ def test_cli_two_reviewers_and_kappa(loaded: Database, db_path: Path) -> None:
     assert [d["target_id"] for d in stats["disagreements"]] == [ids[1]]
 
 
+@both_backends
 def test_missed_negative_from_the_cli(loaded: Database, db_path: Path) -> None:
     out = json.loads(
         _invoke(
@@ -100,6 +104,7 @@ def test_missed_negative_from_the_cli(loaded: Database, db_path: Path) -> None:
     assert answer[out["span_start"] : out["span_end"]] == out["span_text"]
 
 
+@both_backends
 def test_reviewer_name_from_environment(
     loaded: Database, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -109,6 +114,7 @@ def test_reviewer_name_from_environment(
     assert labels.current(loaded, fid) == {"carol": "unsure"}
 
 
+@both_backends
 def test_labels_survive_reingest_and_reextraction(loaded: Database, db_path: Path) -> None:
     fid = _finding(loaded, "evidence-gate")
     labels.label_finding(loaded, fid, "fp", "ann")
@@ -123,6 +129,7 @@ def test_labels_survive_reingest_and_reextraction(loaded: Database, db_path: Pat
     assert loaded.execute("SELECT count(*) FROM search WHERE search MATCH 'weather'").fetchone()[0] > 0
 
 
+@both_backends
 def test_export_round_trips_into_a_fresh_database(loaded: Database, db_path: Path, tmp_path: Path) -> None:
     labels.label_finding(loaded, _finding(loaded, "unsupported-claim"), "tp", "ann", note="ünïcode 🚀 note")
     labels.label_finding(loaded, _finding(loaded, "coverage-gap"), "fp", "bob")
@@ -158,6 +165,7 @@ def test_export_round_trips_into_a_fresh_database(loaded: Database, db_path: Pat
     assert len(csv_text.strip().splitlines()) == 5
 
 
+@both_backends
 def test_export_never_overwrites_without_force(loaded: Database, db_path: Path, tmp_path: Path) -> None:
     target = tmp_path / "exists.json"
     target.write_text("keep me")
@@ -224,6 +232,7 @@ def test_label_while_another_process_holds_the_database(loaded: Database, db_pat
     assert bob > ids["holder"], "the second label queued behind the other writer (and was written after it)"
 
 
+@both_backends
 def test_merging_an_older_export_never_resurrects_an_older_verdict(
     loaded: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -247,6 +256,7 @@ def test_merging_an_older_export_never_resurrects_an_older_verdict(
     other.close()
 
 
+@both_backends
 @pytest.mark.parametrize(
     "older",
     ["2026-01-02T12:00:00+02:00", "2026-01-02T10:00:00Z", "2026-01-02T10:00:00"],
@@ -305,6 +315,7 @@ def test_an_imported_label_row_is_validated_and_the_error_names_row_and_field(
     assert loaded.execute("SELECT count(*) FROM labels").fetchone()[0] == before, "nothing written"
 
 
+@both_backends
 def test_labels_for_findings_not_here_are_kept_apart_out_of_stats_and_suggestions(
     loaded: Database, db_path: Path, tmp_path: Path
 ) -> None:
@@ -342,6 +353,7 @@ def test_labels_for_findings_not_here_are_kept_apart_out_of_stats_and_suggestion
     assert {r["uid"] for r in labels.export_labels(loaded)} >= {"ghost-1", "ghost-2"}, "kept, not dropped"
 
 
+@both_backends
 def test_a_changed_recording_of_a_run_is_a_second_version_and_labels_stay_on_their_finding(
     db: Database, db_path: Path, tmp_path: Path
 ) -> None:

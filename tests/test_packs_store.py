@@ -18,6 +18,7 @@ from store import packs as store_packs
 from store.db.ingest import ingest
 from store.errors import NotFound
 from store.runs import resolve_run
+from tests.conftest import both_backends
 
 # -- the by-hand corpus --------------------------------------------------------------------------------------------
 
@@ -153,6 +154,7 @@ def save(db: Database, name: str, pack: PhrasePack, **kw: Any) -> store_packs.St
     )  # fmt: skip
 
 
+@both_backends
 def test_versions_parent_and_references(db: Database) -> None:
     v1 = PhrasePack.create("ops", ["came up empty"])
     v2 = v1.with_phrase("complete", "that is the full list")
@@ -184,6 +186,7 @@ def test_versions_parent_and_references(db: Database) -> None:
 # -- trials and decisions --------------------------------------------------------------------------------------------
 
 
+@both_backends
 def test_trials_count_variants_per_label_set(db: Database) -> None:
     first = store_packs.record_trial(db, "c1", "b", "labels-A", {"answers": 1})
     again = store_packs.record_trial(db, "c1", "b", "labels-A", {})
@@ -196,6 +199,7 @@ def test_trials_count_variants_per_label_set(db: Database) -> None:
     assert store_packs.trial_counts(db, "labels-A", "nope") == {"trials": 3, "variants": 2, "variant": 0}
 
 
+@both_backends
 def test_decisions(db: Database) -> None:
     store_packs.record_decision(db, "ops", "came up empty", "none", "accepted", "ann")
     store_packs.record_decision(db, "ops", "zero", "complete", "rejected", "bob")
@@ -211,6 +215,7 @@ def test_decisions(db: Database) -> None:
 # -- streams -----------------------------------------------------------------------------------------------------------
 
 
+@both_backends
 def test_answer_stream_pages_by_key(hand_db: tuple[Database, dict[str, str]]) -> None:
     db, keys = hand_db
     rows = list(store_packs.iter_answers(db, page=2))
@@ -223,6 +228,7 @@ def test_answer_stream_pages_by_key(hand_db: tuple[Database, dict[str, str]]) ->
     assert all(spans for _, _, spans in flagged)
 
 
+@both_backends
 def test_label_streams_page_and_resolve(hand_db: tuple[Database, dict[str, str]]) -> None:
     db, keys = hand_db
     fid = finding_id(db, keys["run-r4"], "the full list")

@@ -20,7 +20,7 @@ from store.findings import (
     queue_page_at,
     queue_position,
 )
-from tests.conftest import FIXTURE_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, both_backends
 
 
 @pytest.fixture
@@ -29,6 +29,7 @@ def loaded(db: Database, db_path: Path) -> Database:
     return db
 
 
+@both_backends
 def test_filters(loaded: Database) -> None:
     total = queue_count(loaded)
     assert total == loaded.execute("SELECT count(*) FROM findings").fetchone()[0]
@@ -40,6 +41,7 @@ def test_filters(loaded: Database) -> None:
     assert [r["id"] for r in page + nxt] == [r["id"] for r in queue_page(loaded, limit=10)]
 
 
+@both_backends
 def test_label_states_and_next_unlabelled(loaded: Database) -> None:
     ids = [r["id"] for r in queue_page(loaded, limit=3)]
     labels.label_finding(loaded, ids[0], "unsure", "ann")
@@ -56,6 +58,7 @@ def test_label_states_and_next_unlabelled(loaded: Database) -> None:
     assert queue_page(loaded, state="disagreement")[0]["labels"] == {"ann": first, "bob": second}
 
 
+@both_backends
 def test_evidence_for_a_dangling_reference(loaded: Database) -> None:
     fid = loaded.execute("SELECT id FROM findings WHERE kind = 'dangling-reference'").fetchone()[0]
     ev = assemble_evidence(**evidence_rows(loaded, fid))
@@ -64,6 +67,7 @@ def test_evidence_for_a_dangling_reference(loaded: Database) -> None:
     assert [c["call_id"] for c in ev["evicted"][0]["calls"]] == ["h1"]
 
 
+@both_backends
 def test_evidence_for_a_withheld_answer(loaded: Database) -> None:
     fid = loaded.execute(
         "SELECT f.id FROM findings f JOIN runs r ON r.key = f.run_key WHERE f.kind = 'withheld-answer' AND r.outcome = 'refused'"
@@ -74,6 +78,7 @@ def test_evidence_for_a_withheld_answer(loaded: Database) -> None:
     assert "1500" in ev["finding"]["message"]
 
 
+@both_backends
 def test_evidence_for_a_coverage_gap_names_the_read(loaded: Database) -> None:
     fid = loaded.execute(
         "SELECT id FROM findings WHERE kind = 'coverage-gap' AND tool_name = 'flogi_lookup' AND codes LIKE '%cannot%'"
@@ -85,6 +90,7 @@ def test_evidence_for_a_coverage_gap_names_the_read(loaded: Database) -> None:
     assert len(read["checked"]) == 2
 
 
+@both_backends
 def test_queue_rows_say_what_the_person_received(loaded: Database) -> None:
     rows = queue_page(loaded, limit=10_000)
     by_outcome = {(r["outcome"], r["delivered"], r["delivered_as"]) for r in rows}

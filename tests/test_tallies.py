@@ -16,7 +16,7 @@ from store.db.writer import delete_extracted
 from store.findings import queue_count, queue_count_at_most, queue_facets
 from store.runs import count_runs, count_runs_at_most, run_facets, run_filters
 from store.tallies import rebuild_tallies
-from tests.conftest import FIXTURE_RECORDINGS
+from tests.conftest import FIXTURE_RECORDINGS, both_backends
 
 
 def _tallies(db: Database) -> dict[tuple[str, str], int]:
@@ -44,6 +44,7 @@ def loaded(db: Database, db_path: Path) -> Database:
     return db
 
 
+@both_backends
 def test_tallies_follow_ingest_reextract_and_deletion(loaded: Database) -> None:
     tallies = _recounted(loaded)
     runs = loaded.execute("SELECT count(*) FROM runs").fetchone()[0]
@@ -71,6 +72,7 @@ def test_tallies_follow_ingest_reextract_and_deletion(loaded: Database) -> None:
     assert after != tallies
 
 
+@both_backends
 def test_a_replaced_row_leaves_the_tallies(loaded: Database) -> None:
     """INSERT OR REPLACE (how the writer inserts) removes the old row's tallies before adding the new ones."""
     row = loaded.execute("SELECT id, kind FROM findings LIMIT 1").fetchone()
@@ -86,6 +88,7 @@ def test_a_replaced_row_leaves_the_tallies(loaded: Database) -> None:
     assert "moved-kind" in queue_facets(loaded)["kinds"]
 
 
+@both_backends
 def test_queue_counts_follow_labels(loaded: Database) -> None:
     ids = [
         r[0] for r in loaded.execute("SELECT id FROM findings WHERE kind != 'withheld-answer' ORDER BY id")
@@ -106,6 +109,7 @@ def test_queue_counts_follow_labels(loaded: Database) -> None:
     assert queue_count(loaded, kind=kind, state="unlabelled") == of_kind - 1
 
 
+@both_backends
 def test_a_count_the_tallies_cannot_answer_is_bounded_and_says_so(db: Database) -> None:
     insert_synthetic_runs(db, 400)
     insert_synthetic_findings(db)

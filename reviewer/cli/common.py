@@ -11,8 +11,8 @@ from typing import Any
 import click
 import orjson
 
-from reviewer.service.store_ops import open_database
-from reviewer.service.vocabulary import StoreError
+from reviewer.service.store_ops import check_supported, open_database
+from reviewer.service.vocabulary import StoreError, UnsupportedByBackend
 
 db_option = click.option(
     "--db",
@@ -26,11 +26,28 @@ json_option = click.option(
 )
 
 
+class NotSupportedHere(click.ClickException):
+    """A command the database's backend does not run yet: one line, exit 2."""
+
+    exit_code = 2
+
+
 def db_path_or_default(db_path: Path | None) -> Path:
-    """--db, else $REVIEWER_DB, else ./reviewer.db (the `Settings` rule)."""
+    """--db, else $REVIEWER_DB, else ./reviewer.db (the `Settings` rule); a command the database's backend
+    does not run yet stops here (exit 2), before anything is opened."""
     from reviewer.service.settings import resolve_db_path
 
-    return resolve_db_path(db_path)
+    target = resolve_db_path(db_path)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        while ctx.parent is not None and ctx.parent.parent is not None:
+            ctx = ctx.parent  # up to the top-level command (`pack` for `pack list`)
+        command = ctx.info_name if ctx.parent is not None and ctx.info_name else "open"
+        try:
+            check_supported(target, command)
+        except UnsupportedByBackend as exc:
+            raise NotSupportedHere(str(exc)) from exc
+    return target
 
 
 def open_db(db_path: Path | None) -> Any:

@@ -34,6 +34,7 @@ from reviewer.service.store_ops import (
     list_findings,
     list_quarantine,
     list_runs,
+    locate,
     resolve_run,
 )
 from reviewer.service.vocabulary import (
@@ -612,8 +613,8 @@ def serve_cmd(
 
     if no_token and token:
         raise click.UsageError("--token and --no-token contradict each other")
-    target = db_path_or_default(db_path).resolve()
-    open_db(target).close()  # create and migrate once, before any tab starts
+    target = locate(db_path_or_default(db_path))
+    open_db(Path(target)).close()  # create and migrate once, before any tab starts
     serve(
         target,
         host=host,

@@ -11,13 +11,14 @@ import click
 
 from reviewer.serve.guard import Guard, is_loopback, new_token, served_names
 from reviewer.serve.server import GuardedServer
+from reviewer.service.store_ops import shown
 
 #: `--token` may come from here instead of the command line (where other accounts can read it in `ps`)
 TOKEN_ENV = "REVIEWER_SERVE_TOKEN"
 
 
 def serve(
-    db_path: Path,
+    db_path: str | Path,
     *,
     host: str,
     port: int,
@@ -46,7 +47,7 @@ def serve(
             "the server behind a TLS reverse proxy (and name its address with --allow-host).",
             err=True,
         )
-    click.echo(f"Serving {db_path} (at most {max_sessions} session(s) at once; Ctrl+C to stop). Open:")
+    click.echo(f"Serving {shown(db_path)} (at most {max_sessions} session(s) at once; Ctrl+C to stop). Open:")
     click.echo(f"    {guard.url()}", color=False)
     sys.stdout.flush()
     GuardedServer(

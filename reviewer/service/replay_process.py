@@ -30,7 +30,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from reviewer.service import pack_ops
-from store.db.connection import connect
+from store.db.connection import open_reader
 
 #: What the parent answers each progress message with.
 GO, STOP = "go", "stop"
@@ -53,7 +53,7 @@ def _open_worker_db(db_path: str) -> None:
     since a failing initializer would only break the pool with an unhelpful message)."""
     global _worker_db, _worker_open_error
     try:
-        _worker_db = Database(connect(db_path, readonly=True))
+        _worker_db = open_reader(db_path)
     except Exception as exc:  # noqa: BLE001 - re-raised by every replay
         _worker_open_error = exc
 

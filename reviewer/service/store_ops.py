@@ -8,8 +8,9 @@ named here, beside the service, so that every import of `store` from the `review
 from __future__ import annotations
 
 from store import labels, packs
-from store.db.connection import open_database
+from store.db.connection import locate, open_database, shown
 from store.db.ingest import IngestReport, ingest
+from store.db.postgres import check_supported
 from store.db.reextract import reextract
 from store.findings import licensing_runs, list_findings
 from store.reading.buckets import is_bucket_url
@@ -19,6 +20,7 @@ from store.watch import WatchTotals, watch_bucket, watch_folder
 
 __all__ = [
     "IngestReport",
+    "check_supported",
     "get_run",
     "ingest",
     "is_bucket_url",
@@ -27,6 +29,8 @@ __all__ = [
     "list_findings",
     "list_quarantine",
     "list_runs",
+    "locate",
+    "shown",
     "open_database",
     "packs",
     "reextract",

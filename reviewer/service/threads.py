@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from store.db.connection import connect, open_database
+from store.db.connection import open_database, open_reader
 
 T = TypeVar("T")
 
@@ -66,7 +66,7 @@ class DatabaseThreads:
         if self._open_error is not None:
             return
         try:
-            db = Database(connect(self.db_path, readonly=True))
+            db = open_reader(self.db_path)
         except Exception as exc:  # noqa: BLE001 - re-raised by every read
             self._read_local.error = exc
             return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store.changes import DataVersion
-from store.errors import NotFound, StoreError
+from store.errors import NotFound, StoreError, UnsupportedByBackend
 from store.findings import QUEUE_SORT_TITLES
 from store.packs import StoredPack
 from store.vocab import (
@@ -45,6 +45,7 @@ __all__ = [
     "PAUSED",
     "StoreError",
     "StoredPack",
+    "UnsupportedByBackend",
     "UNLABELLED",
     "VERDICTS",
     "VERDICT_NAMES",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from store.db.postgres import is_postgres, postgres_url
 from store.db.schema import migrations
 from store.db.statistics import refresh_statistics
 from store.errors import (
@@ -46,6 +47,33 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def locate(path: str | Path) -> str:
+    """The --db value as another process must be given it: a file path made absolute; a URL as it is."""
+    url = postgres_url(path)
+    return url if url is not None else str(Path(path).resolve())
+
+
+def shown(path: str | Path) -> str:
+    """The --db value for a message: a URL without its password."""
+    from store.db.postgres import redacted
+
+    url = postgres_url(path)
+    return redacted(url) if url is not None else str(path)
+
+
+def open_reader(path: str | Path) -> Database:
+    """A read-only connection for a reader thread or process (nothing migrated): SQLite opens the file
+    read-only; PostgreSQL opens a session whose transactions are read-only."""
+    url = postgres_url(path)
+    if url is not None:
+        from store.db.postgres import open_postgres
+
+        db = open_postgres(url, migrate=False)
+        db.execute("SET default_transaction_read_only = on")
+        return db  # type: ignore[return-value]
+    return Database(connect(path, readonly=True))
+
+
 def check_file(path: Path) -> None:
     """Refuse a folder where a database file should be.
 
@@ -57,7 +85,15 @@ def check_file(path: Path) -> None:
 
 
 def open_database(path: str | Path, *, migrate: bool = True) -> Database:
-    """Open (creating if needed) and migrate the database at `path`."""
+    """Open (creating if needed) and migrate the database at `path`.
+
+    The store's one dialect seam: a `postgresql://` URL opens PostgreSQL (`store.db.postgres`, the same
+    query modules through a translating connection); anything else is an SQLite file through sqlite-utils."""
+    url = postgres_url(path)
+    if url is not None:
+        from store.db.postgres import open_postgres
+
+        return open_postgres(url, migrate=migrate)  # type: ignore[return-value]
     target = Path(path)
     check_file(target)
     if target.parent and not target.parent.exists():
@@ -150,8 +186,15 @@ def check_version(db: Database, path: Path) -> None:
 
 
 @contextmanager
-def write_lock(db: Database) -> Iterator[Database]:
-    """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue instead of failing."""
+def write_lock(db: Database, scope: str | None = None) -> Iterator[Database]:
+    """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue instead of failing
+    (on PostgreSQL: a transaction holding the store's advisory write lock, or with `scope` (writes that
+    touch nothing another scope writes, such as one reviewer's labels) that scope's lock alone; see
+    `PgDatabase.transaction`). SQLite has one writer whatever the scope."""
+    if is_postgres(db):
+        with db.transaction(scope=scope):  # type: ignore[attr-defined]
+            yield db
+        return
     conn = db.conn
     conn.execute("BEGIN IMMEDIATE")
     try:

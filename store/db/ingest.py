@@ -26,11 +26,13 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import zstandard
 from sqlite_utils import Database
 
 from store.db.connection import write_lock, write_refusal
+from store.db.postgres import open_postgres, postgres_url
 from store.db.statistics import refresh_statistics
 from store.db.writer import (
     RECORDED_FIELD,
@@ -45,7 +47,7 @@ from store.db.writer import (
     write_recording,
     write_recording_in,
 )
-from store.errors import DatabaseWriteError, RecordingError
+from store.errors import DatabaseWriteError, RecordingError, StoreError
 from store.reading.decode import decode_recording
 from store.reading.extract import Extracted, extract
 from store.reading.items import as_stored_text
@@ -115,7 +117,8 @@ class IngestReport:
 
 ProgressFn = Callable[[int, int, int, int], None]
 
-_worker_db: sqlite3.Connection | None = None
+#: sqlite3.Connection, or a PgDatabase (both answer `execute(sql, params).fetchall()`)
+_worker_db: Any = None
 _worker_db_path: str | None = None
 
 
@@ -126,9 +129,13 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
         return None
     if _worker_db is None or _worker_db_path != db_path:
         try:
-            _worker_db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+            url = postgres_url(db_path)
+            if url is not None:  # PostgreSQL: a connection of this process, nothing migrated
+                _worker_db = open_postgres(url, migrate=False)
+            else:
+                _worker_db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
             _worker_db_path = db_path
-        except sqlite3.Error:
+        except (sqlite3.Error, StoreError):
             return None
     try:
         rows = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()

@@ -54,6 +54,12 @@ def statistics_stale(db: Database) -> bool:
 
 def refresh_statistics(db: Database, *, force: bool = False) -> bool:
     """Re-analyse (sampled) when the statistics are stale, or always with `force`. Returns whether it ran."""
+    from store.db.postgres import is_postgres
+
+    if is_postgres(db):  # PostgreSQL's autovacuum keeps its statistics; ANALYZE only when asked
+        if force:
+            db.execute("ANALYZE")
+        return force
     if not force and not statistics_stale(db):
         return False
     try:

@@ -1,0 +1,156 @@
+"""SQLite beside PostgreSQL, printed as ratios (median, min and max of 3 rounds):
+
+- ingest: the same generated corpus (bench.corpus, `--runs` small runs) into a fresh SQLite file and into a
+  fresh PostgreSQL database, seconds end to end (one process each, as `reviewer ingest` runs it);
+- label writes/s with 8 concurrent reviewers: 8 processes, each appending `--labels` labels on its own
+  connection (SQLite: one WAL file; PostgreSQL: one database), wall time from the start signal.
+
+    python -m bench.postgres [--server postgresql://postgres@127.0.0.1:5432/test] [--runs 2000] [--labels 200]
+
+The server defaults to $REVIEWER_TEST_POSTGRES, else the local one; each round uses a database of its own,
+dropped after. Not measured yet: the runs page and queue at 1,000,000 runs on PostgreSQL (issue #17 point 6).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/test"
+ROUNDS = 3
+REVIEWERS = 8
+
+LABELLER = """
+import sys, time
+from store import labels
+from store.db.connection import open_database
+db_target, reviewer, n, start_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+db = open_database(db_target, migrate=False)
+ids = [r[0] for r in db.execute("SELECT id FROM findings WHERE kind != 'withheld-answer' ORDER BY id LIMIT 500")]
+while time.time() < start_at:
+    time.sleep(0.001)
+for i in range(n):
+    labels.label_finding(db, ids[i % len(ids)], "tp" if i % 2 else "fp", reviewer)
+print(time.time(), flush=True)
+"""
+
+
+@contextmanager
+def fresh_database(server: str) -> Iterator[str]:
+    import psycopg
+
+    name = f"reviewer_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(server)
+    try:
+        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def fresh_target(backend: str, server: str, tmp: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield str(tmp / f"{uuid.uuid4().hex[:8]}.db")
+        return
+    with fresh_database(server) as url:
+        yield url
+
+
+def ingest_seconds(target: str, corpus: Path) -> float:
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
+
+    db = open_database(target)
+    started = time.perf_counter()
+    report = ingest(db, [corpus], db_path=target, workers=1)
+    seconds = time.perf_counter() - started
+    db.close()
+    assert report.stored > 0 and not report.quarantined, report
+    return seconds
+
+
+def label_rate(target: str, corpus: Path, per_reviewer: int) -> float:
+    """Labels per second, 8 reviewer processes writing at once."""
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
+
+    db = open_database(target)
+    ingest(db, [corpus], db_path=target, workers=1)
+    db.close()
+    start_at = time.time() + 3.0  # every process connected and waiting
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", LABELLER, target, f"bench-{n}", str(per_reviewer), str(start_at)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for n in range(REVIEWERS)
+    ]
+    ends = []
+    for p in procs:
+        out, _ = p.communicate(timeout=600)
+        assert p.returncode == 0
+        ends.append(float(out.strip().splitlines()[-1]))
+    return REVIEWERS * per_reviewer / (max(ends) - start_at)
+
+
+def three(measure: Callable[[], float]) -> tuple[float, float, float]:
+    values = [measure() for _ in range(ROUNDS)]
+    return statistics.median(values), min(values), max(values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--server", default=os.environ.get("REVIEWER_TEST_POSTGRES") or DEFAULT_SERVER)
+    parser.add_argument("--runs", type=int, default=2000, help="runs in the generated corpus")
+    parser.add_argument("--labels", type=int, default=200, help="labels each of the 8 reviewers writes")
+    args = parser.parse_args(argv)
+    from bench.corpus import generate_corpus
+
+    with tempfile.TemporaryDirectory(prefix="bench-pg-") as tmp_name:
+        tmp = Path(tmp_name)
+        corpus = tmp / "corpus"
+        info = generate_corpus(corpus, runs=args.runs, runs_per_file=10, snapshot_heavy=False, workers=1)
+        print(f"corpus: {args.runs} runs, {info.bytes / 1e6:.1f} MB; {ROUNDS} rounds each (median, min-max)")
+        figures: dict[str, dict[str, tuple[float, float, float]]] = {}
+        for backend in ("sqlite", "postgresql"):
+
+            def ingest_once(b: str = backend) -> float:
+                with fresh_target(b, args.server, tmp) as target:
+                    return ingest_seconds(target, corpus)
+
+            def labels_once(b: str = backend) -> float:
+                with fresh_target(b, args.server, tmp) as target:
+                    return label_rate(target, corpus, args.labels)
+
+            figures[backend] = {"ingest_s": three(ingest_once), "labels_per_s": three(labels_once)}
+        for name, unit in (("ingest_s", "s"), ("labels_per_s", "labels/s")):
+            lite, pg = figures["sqlite"][name], figures["postgresql"][name]
+            print(
+                f"{name:>13}: sqlite {lite[0]:9.2f} {unit} ({lite[1]:.2f}-{lite[2]:.2f})   "
+                f"postgresql {pg[0]:9.2f} {unit} ({pg[1]:.2f}-{pg[2]:.2f})   "
+                f"postgresql/sqlite = {pg[0] / lite[0]:.2f}x"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
