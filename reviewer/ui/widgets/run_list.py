@@ -25,8 +25,8 @@ MAX_BLOCKS = 64
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("", 1, False),
     ("started (UTC)", 19, False),
-    ("agent", 18, False),
-    ("outcome", 24, False),
+    ("agent", 16, False),
+    ("outcome", 28, False),
     ("calls", 5, True),
     ("finds", 5, True),
     ("gaps", 4, True),
@@ -114,8 +114,8 @@ def row_text(row: dict[str, Any], width: int) -> Text:
     parts = [
         Text(mark, style=mark_style, end=""),
         cell(started or "?", 19),
-        cell(row.get("agent_id") or "?", 18),
-        outcome_text(outcome, 24, delivered, delivered_as),
+        cell(row.get("agent_id") or "?", 16),
+        outcome_text(outcome, 28, delivered, delivered_as),
         _num(row.get("tool_calls"), 5),
         _num(row.get("findings"), 5, alert="yellow"),
         _num(row.get("coverage_gaps"), 4, alert="yellow"),
