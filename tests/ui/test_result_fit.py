@@ -94,3 +94,37 @@ async def test_the_runs_list_shows_the_end_of_each_run_id_at_120_columns(app_fac
         assert len(set(sample.values())) == len(sample), sample  # every row says something different
         for rid, drawn in sample.items():
             assert drawn.startswith("…") and rid.endswith(drawn[1:]) and len(drawn) >= 8, (rid, drawn)
+
+
+def test_the_brief_caveats_keep_provenance_not_covered_and_a_clarify_question() -> None:
+    from datetime import UTC, datetime
+
+    from reviewer.ui.results.caveats import brief_caveat_lines
+
+    sem = {
+        "facts": [{"entity": "vol-1"}],
+        "provenance": {"measured_at": "2026-08-19T09:00:00Z", "source": "Unisphere"},
+        "not_covered": ["snapshot capacity", "host filesystems"],
+        "clarify": {"question": "which array?", "candidates": ["A", "B"]},
+    }
+    now = datetime(2026, 8, 19, 10, 0, tzinfo=UTC)
+    lines = [t.plain for t in brief_caveat_lines({"call_id": "c"}, sem, None, now=now)]
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("measured 2026-08-19T09:00:00Z (1h 0m old)") and "Unisphere" in lines[0]
+    assert lines[1].startswith("not covered (2): snapshot capacity; host filesystems")
+    assert lines[2].startswith("? clarify: which array?")
+    no_prov = [t.plain for t in brief_caveat_lines({"call_id": "c"}, {"facts": [{"a": 1}]}, None, now=now)]
+    assert no_prov[0].startswith("provenance: not stated")
+
+
+def test_a_run_id_cell_keeps_the_end_of_wide_and_control_characters_inert() -> None:
+    from rich.cells import cell_len
+
+    from reviewer.ui.widgets.run_list import tail_cell
+
+    assert tail_cell("run-1796002044845-5", 8).plain == "…44845-5"
+    assert tail_cell("short", 8).plain == "short   "
+    wide = tail_cell("run-日本語日本語", 8)
+    assert cell_len(wide.plain) == 8 and wide.plain.rstrip().endswith("本語")
+    hostile = tail_cell("run-\x1b[31mred\x1b[0m-1", 10).plain
+    assert "\x1b" not in hostile and hostile.rstrip().endswith("-1"), hostile
