@@ -154,6 +154,53 @@ def caveat_lines(
     return out
 
 
+def brief_provenance(provenance: Any, now: datetime | None, *, has_data: bool) -> Text | None:
+    """Pure: the provenance on one line ("measured … (age) · source …"), None when there is nothing to say."""
+    prov = as_dict(provenance)
+    if not prov:
+        return line(("provenance: not stated", "bold yellow")) if has_data else None
+    measured = prov.get("measured_at")
+    out = line(("measured ", "bold"), show(measured, 60) if measured is not None else "not stated")
+    ago = age_at(measured, now)
+    if ago:
+        out.append(f" ({ago.removesuffix(' now')})", style="cyan")
+    out.append_text(
+        line(("  source ", "bold"), show(prov.get("source"), 120) if prov.get("source") else "not stated")
+    )
+    return out
+
+
+def brief_caveat_lines(
+    call: dict[str, Any],
+    semantics: dict[str, Any] | None,
+    rows: list[dict[str, Any]] | None,
+    *,
+    now: datetime | None = None,
+) -> list[Text]:
+    """Pure: the caveats in at most three lines (provenance; what is not covered; a clarify question), for a
+    short panel where the full box would push the result out of sight. The full box follows the result."""
+    sem = as_dict(semantics)
+    has_data = any(as_list(sem.get(k)) for k in ("facts", "series", "edges"))
+    out: list[Text] = []
+    prov = brief_provenance(sem.get("provenance"), now, has_data=has_data)
+    if prov is not None:
+        out.append(prov)
+    _, not_covered = coverage_lists(sem, rows, call.get("call_id"))
+    if not_covered:
+        out.append(line((f"not covered ({len(not_covered)}): ", "bold yellow"), "; ".join(not_covered[:3])))
+    clarify = sem.get("clarify")
+    if isinstance(clarify, dict):
+        out.append(line(("? clarify: ", "bold magenta"), (show(clarify.get("question"), 300), "bold")))
+    if not out:
+        out.append(Text("no caveats recorded", style="dim"))
+    out[-1].append("  (all caveats below the result)", style="dim italic")
+    return out
+
+
+def brief_caveats_widget(lines: list[Text]) -> Static:
+    return Static(Text("\n").join(lines), classes="result-caveats-brief")
+
+
 def caveats_widget(lines: list[Text]) -> Static:
     body = Text("\n").join(lines) if lines else Text("no caveats recorded", style="dim")
     return Static(body, classes="result-caveats")

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from reviewer.review.render_hints import filter_note
 
-from .caveats import caveat_lines, caveats_widget
+from .caveats import brief_caveat_lines, brief_caveats_widget, caveat_lines, caveats_widget
 from .chart import ChartView
 from .decisions import decision_widgets
 from .graph import graph_widget
@@ -26,6 +26,10 @@ from .prose import prose_widget
 from .raw import RawView
 from .safe import as_dict, as_list, is_number, line, show
 from .table import filter_note_widget, table_model, table_widgets
+
+#: A container of tool results with this class is short: each result draws its caveats in brief above the data
+#: and the full box after it, so the data is on screen without scrolling.
+COMPACT_RESULTS = "-compact-results"
 
 _PART_TITLES = {"facts": "facts", "series": "series", "edges": "edges", "all": "all data"}
 
@@ -99,7 +103,10 @@ def semantic_widgets(
 ) -> list[Widget]:
     views, notes = plan_views(sem)
     has_chart = any(view == "chart" for view, _ in views)
-    out: list[Widget] = [caveats_widget(caveat_lines(call, sem, rows, now=now, include_grain=not has_chart))]
+    full = caveat_lines(call, sem, rows, now=now, include_grain=not has_chart)
+    top = caveats_widget(full)
+    top.add_class("result-caveats-top")
+    out: list[Widget] = [brief_caveats_widget(brief_caveat_lines(call, sem, rows, now=now)), top]
     if notes:
         out.append(Static(Text("\n".join(notes), style="italic yellow"), classes="result-notes"))
     for index, (view, part) in enumerate(views):
@@ -108,7 +115,9 @@ def semantic_widgets(
                 Static(Text(_PART_TITLES.get(part, part), style="bold underline"), classes="result-heading")
             )
         out += _view_widgets(view, part, sem, primary=index == 0)
-    return out
+    after = caveats_widget(full)
+    after.add_class("result-caveats-after")
+    return out + [after]
 
 
 def build_drawn(
@@ -169,6 +178,8 @@ class ToolResultView(Vertical, can_focus=True):
     """One tool result: drawn by its render hints, or (press r) the exact recorded JSON."""
 
     BINDINGS = [Binding("r", "toggle_raw", "Raw JSON", id="result.raw")]
+    #: the rules below also match on an ancestor (`COMPACT_RESULTS`); every rule names ToolResultView itself
+    SCOPED_CSS = False
 
     DEFAULT_CSS = """
     ToolResultView { height: auto; padding: 0 1; }
@@ -180,6 +191,21 @@ class ToolResultView(Vertical, can_focus=True):
     ToolResultView .result-decisions { border: heavy $warning; padding: 0 1; height: auto; }
     ToolResultView .result-absent { border: round $secondary; padding: 0 1; height: auto; }
     ToolResultView .result-heading { margin-top: 1; }
+    ToolResultView .result-caveats-brief, ToolResultView .result-caveats-after { display: none; }
+    ToolResultView .result-caveats-after { margin-top: 1; }
+    .-compact-results ToolResultView .result-caveats-top { display: none; }
+    .-compact-results ToolResultView .result-caveats-after { display: block; }
+    .-compact-results ToolResultView .result-caveats-brief {
+        display: block; height: auto; max-height: 3; border-left: outer $warning; padding: 0 0 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    .-compact-results ToolResultView .result-header, .-compact-results ToolResultView .result-args {
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    .-compact-results ChartView > .result-notes { display: none; }
+    .-compact-results ChartView > .result-legend { margin-bottom: 0; }
+    .-compact-results SeriesPlot { height: 9; }
+    .-compact-results SeriesPlot.-small { height: 7; }
     """
 
     raw: reactive[bool] = reactive(False, init=False)

@@ -6,12 +6,14 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from reviewer.ui.results import render_tool_result
+from reviewer.ui.results.view import COMPACT_RESULTS
 from reviewer.ui.widgets.safe import pretty_json, safe_text
 
 
@@ -133,9 +135,15 @@ class DetailPanel(VerticalScroll, can_focus=True):
     DetailPanel > Static.detail-text { width: 1fr; }
     """
 
+    #: rows under which the panel is short: a tool result's caveats go brief above the data, in full after it
+    SHORT_ROWS: ClassVar[int] = 18
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.showing: str | None = None
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < self.SHORT_ROWS, COMPACT_RESULTS)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("move the cursor in the timeline", style="dim italic"), classes="detail-text")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
 from textual.strip import Strip
@@ -24,14 +25,14 @@ MAX_BLOCKS = 64
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("", 1, False),
     ("started (UTC)", 19, False),
-    ("agent", 18, False),
+    ("agent", 16, False),
     ("outcome", 28, False),
     ("calls", 5, True),
     ("finds", 5, True),
     ("gaps", 4, True),
     ("evict", 5, True),
     ("unlab", 5, True),
-    ("tenant", 12, False),
+    ("tenant", 10, False),
     ("run", 0, False),
 )
 
@@ -76,6 +77,23 @@ def _num(value: Any, width: int, *, alert: str = "") -> Text:
     return Text(str(value).rjust(width)[-width:], style=style, end="")
 
 
+def tail_cell(value: Any, width: int, *, style: str = "") -> Text:
+    """A cell cut from the LEFT with a leading "…": run ids share their start ("run-1796…"), the end tells
+    them apart."""
+    raw = "" if value is None else str(value)
+    text = cell(raw[-(width * 4 + 8) :], width * 4 + 8, style=style)  # inert, one line
+    text.rstrip()
+    if text.cell_len <= width:
+        return cell(raw, width, style=style)
+    plain = text.plain
+    kept = ""
+    for ch in reversed(plain):
+        if cell_len(ch + kept) > width - 1:
+            break
+        kept = ch + kept
+    return cell("…" + kept, width, style=style)
+
+
 def header_text() -> Text:
     parts = []
     for title, width, right in COLUMNS:
@@ -96,15 +114,15 @@ def row_text(row: dict[str, Any], width: int) -> Text:
     parts = [
         Text(mark, style=mark_style, end=""),
         cell(started or "?", 19),
-        cell(row.get("agent_id") or "?", 18),
+        cell(row.get("agent_id") or "?", 16),
         outcome_text(outcome, 28, delivered, delivered_as),
         _num(row.get("tool_calls"), 5),
         _num(row.get("findings"), 5, alert="yellow"),
         _num(row.get("coverage_gaps"), 4, alert="yellow"),
         _num(row.get("evictions"), 5),
         _num(row.get("unlabelled"), 5, alert="bold"),
-        cell(row.get("tenant") or "", 12, style="dim"),
-        cell(row.get("run_id") or row.get("run_key") or "", rest, style="dim"),
+        cell(row.get("tenant") or "", 10, style="dim"),
+        tail_cell(row.get("run_id") or row.get("run_key") or "", rest, style="dim"),
     ]
     return Text(" ", end="").join(parts)
 
