@@ -47,10 +47,11 @@ print(time.time(), flush=True)
 
 
 @contextmanager
-def fresh_database(server: str) -> Iterator[str]:
+def fresh_database(server: str, prefix: str = "reviewer_bench") -> Iterator[str]:
+    """A new, empty database on `server` (its URL), dropped when the block ends (the tests' too)."""
     import psycopg
 
-    name = f"reviewer_bench_{uuid.uuid4().hex[:12]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     parts = urlsplit(server)

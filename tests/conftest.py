@@ -4,11 +4,9 @@ on either backend (`store_backend`: SQLite, or a fresh database on a real Postgr
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from sqlite_utils import Database
@@ -57,18 +55,10 @@ def postgres_server() -> str:
 @contextmanager
 def fresh_postgres_database() -> Iterator[str]:
     """A new, empty database on the test server (its URL), dropped when the block ends."""
-    import psycopg
+    from bench.postgres import fresh_database
 
-    server = postgres_server()
-    name = f"reviewer_test_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    parts = urlsplit(server)
-    try:
-        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-    finally:
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(postgres_server(), prefix="reviewer_test") as url:
+        yield url
 
 
 @pytest.fixture
