@@ -102,8 +102,9 @@ def replicate(url: str, copies: int) -> float:
 
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
-        lo, hi = conn.execute("SELECT min(started_ms), max(started_ms) FROM runs").fetchone()
-        span = int(hi - lo) + 1_000
+        bounds = conn.execute("SELECT min(started_ms), max(started_ms) FROM runs").fetchone()
+        assert bounds is not None
+        span = int(bounds[1] - bounds[0]) + 1_000
         indexes = conn.execute(
             "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = current_schema() "
             "AND i.tablename = ANY(%s) AND NOT EXISTS (SELECT 1 FROM pg_constraint c "
