@@ -8,7 +8,7 @@
     python -m bench.postgres [--server postgresql://postgres@127.0.0.1:5432/test] [--runs 2000] [--labels 200]
 
 The server defaults to $REVIEWER_TEST_POSTGRES, else the local one; each round uses a database of its own,
-dropped after. Not measured yet: the runs page and queue at 1,000,000 runs on PostgreSQL (issue #17 point 6).
+dropped after. The runs page and queue at 1,000,000 runs on PostgreSQL: `python -m bench.postgres_million`.
 """
 
 from __future__ import annotations

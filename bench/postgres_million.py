@@ -1,0 +1,328 @@
+"""The runs screen's and the queue's queries at 1,000,000 runs on PostgreSQL (issue #17 point 6; target: each
+under 50 ms), timed through the store's own query functions (the ones `ReviewService` calls).
+
+    python -m bench.postgres_million [--server postgresql://postgres@127.0.0.1:5432/postgres]
+                                     [--base-runs 10000] [--copies 100] [--keep]
+
+The store is built as `bench.million.replicated_store` builds the SQLite one: a base corpus (bench.corpus,
+`--base-runs` runs of 40-60 events, ten a file) ingested through the real ingest into a fresh database of its
+own, then its runs, findings and full-text documents repeated `--copies` times in SQL under new keys (copy c
+adds `~c` to every key and id and shifts start times past the base's span; a document's id carries its new
+run's rowid, as schema m011 wants). Tool calls, events, coverage and evictions are not repeated: no screen
+counts or filters on them. During the copy the tally triggers are disabled and the secondary indexes dropped;
+afterwards the indexes are recreated from their own definitions and the tallies recounted from the rows
+(`store.tallies.rebuild_tallies`, as the migrations do), checked against count(*), then VACUUM ANALYZE.
+Each query: one warm-up, then the median, min and max of `--repeats` (at least 5).
+The database is dropped at the end unless `--keep`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from bench.scale import BLOCK, BUDGET_S, label_share, ms, render, repeat
+
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
+DATABASE = "bench_million"
+#: The tables the copy writes, whose secondary indexes are dropped during it and rebuilt after.
+COPIED = ("runs", "findings", "search_docs", "search_text")
+
+
+def database_url(server: str, name: str) -> str:
+    parts = urlsplit(server)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+def recreate_database(server: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return database_url(server, name)
+
+
+def drop_database(server: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def ingest_base(url: str, base_runs: int) -> float:
+    from bench.corpus import generate_corpus
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
+
+    with tempfile.TemporaryDirectory(prefix="bench-pgm-") as tmp:
+        corpus = Path(tmp) / "corpus"
+        started = time.perf_counter()
+        generate_corpus(corpus, runs=base_runs, runs_per_file=10, snapshot_heavy=False, seed=5, workers=2)
+        print(f"corpus of {base_runs:,} runs written in {time.perf_counter() - started:.0f} s", flush=True)
+        db = open_database(url)
+        started = time.perf_counter()
+        report = ingest(db, [corpus], db_path=url, workers=1)
+        seconds = time.perf_counter() - started
+        db.close()
+    if report.quarantined:
+        raise RuntimeError(f"generated files were quarantined: {report.quarantined[:3]}")
+    print(f"ingested {report.runs:,} runs in {seconds:.0f} s", flush=True)
+    return seconds
+
+
+def words(conn: Any) -> tuple[str, str]:
+    """The commonest word (5+ letters) of the full-text index, and the rarest plain word (letters, 6+)."""
+    # the base's documents (a copy's are the same text)
+    stat = (
+        "ts_stat('SELECT t.tsv FROM search_text t JOIN search_docs d ON d.id = t.id "
+        "WHERE strpos(d.run_key, ''~'') = 0')"
+    )
+    common = conn.execute(
+        f"SELECT word FROM {stat} WHERE length(word) > 4 ORDER BY ndoc DESC, word LIMIT 1"
+    ).fetchone()
+    rare = conn.execute(
+        f"SELECT word FROM {stat} WHERE length(word) > 5 AND word ~ '^[a-z]+$' ORDER BY ndoc, word LIMIT 1"
+    ).fetchone()
+    return str(common[0]), str(rare[0])
+
+
+def replicate(url: str, copies: int) -> float:
+    """Repeat the base's runs, findings and documents `copies` times in all (see the module docstring)."""
+    import psycopg
+
+    from store.db.schema import COLUMNS, SEARCH_DOC_BITS
+
+    started = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        bounds = conn.execute("SELECT min(started_ms), max(started_ms) FROM runs").fetchone()
+        assert bounds is not None
+        span = int(bounds[1] - bounds[0]) + 1_000
+        indexes = conn.execute(
+            "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = current_schema() "
+            "AND i.tablename = ANY(%s) AND NOT EXISTS (SELECT 1 FROM pg_constraint c "
+            "WHERE c.conname = i.indexname)",
+            [list(COPIED)],
+        ).fetchall()
+        with conn.transaction():
+            for table in ("runs", "findings"):
+                conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+            for name, _ in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
+            tag = "'~' || c"
+            copies_sql = f"generate_series(1, {int(copies) - 1}) AS c"
+            renamed = {
+                "key": f"key || {tag}",
+                "run_id": f"run_id || {tag}",
+                "started_ms": f"started_ms + c * {span}",
+            }
+            run_cols = COLUMNS["runs"]
+            conn.execute(
+                f"INSERT INTO runs ({', '.join(run_cols)}) SELECT "
+                + ", ".join(renamed.get(col, col) for col in run_cols)
+                + f" FROM runs CROSS JOIN {copies_sql} WHERE strpos(key, '~') = 0"
+            )
+            print(f"runs copied: {time.perf_counter() - started:.0f} s", flush=True)
+            f_renamed = {"id": f"id || {tag}", "run_key": f"run_key || {tag}", "run_id": f"run_id || {tag}"}
+            f_cols = COLUMNS["findings"]
+            conn.execute(
+                f"INSERT INTO findings ({', '.join(f_cols)}) SELECT "
+                + ", ".join(f_renamed.get(col, col) for col in f_cols)
+                + f" FROM findings CROSS JOIN {copies_sql} WHERE strpos(id, '~') = 0"
+            )
+            print(f"findings copied: {time.perf_counter() - started:.0f} s", flush=True)
+            mask = (1 << SEARCH_DOC_BITS) - 1
+            conn.execute(
+                "CREATE TEMP TABLE copy_ids ON COMMIT DROP AS SELECT d.id AS old, "
+                f"(n.rowid << {SEARCH_DOC_BITS}) + (d.id & {mask}) AS new, n.key AS key "
+                f"FROM search_docs d CROSS JOIN {copies_sql} JOIN runs n ON n.key = d.run_key || {tag} "
+                "WHERE strpos(d.run_key, '~') = 0"
+            )
+            conn.execute(
+                "INSERT INTO search_docs (id, run_key, kind, ref) SELECT c.new, c.key, d.kind, d.ref "
+                "FROM copy_ids c JOIN search_docs d ON d.id = c.old"
+            )
+            conn.execute(
+                "INSERT INTO search_text (id, text) SELECT c.new, t.text FROM copy_ids c "
+                "JOIN search_text t ON t.id = c.old"
+            )
+            print(f"search documents copied: {time.perf_counter() - started:.0f} s", flush=True)
+            for name, definition in indexes:
+                conn.execute(definition)
+                print(f"index {name} rebuilt: {time.perf_counter() - started:.0f} s", flush=True)
+            for table in ("runs", "findings"):
+                conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+    finish(url)
+    seconds = time.perf_counter() - started
+    print(
+        f"replicated x{copies}, indexes rebuilt, tallies recounted, VACUUM ANALYZE: {seconds:.0f} s",
+        flush=True,
+    )
+    return seconds
+
+
+def finish(url: str) -> None:
+    """Recount the tallies from the rows (as the migrations do), check them against count(*), VACUUM ANALYZE."""
+    import psycopg
+
+    from store.db.connection import open_database
+    from store.tallies import rebuild_tallies
+
+    started = time.perf_counter()
+    db = open_database(url, migrate=False)
+    with db.transaction():  # type: ignore[attr-defined]
+        rebuild_tallies(db)
+    checks = {
+        "runs": "SELECT count(*) FROM runs",
+        "findings": "SELECT count(*) FROM findings",
+        "has_findings": "SELECT count(*) FROM runs WHERE findings > 0",
+    }
+    for facet, sql in checks.items():
+        tallied = db.execute("SELECT n FROM tallies WHERE facet = ? AND value = ''", [facet]).fetchone()
+        counted = db.execute(sql).fetchone()[0]
+        if tallied is None or int(tallied[0]) != int(counted):
+            raise RuntimeError(f"tally {facet} {tallied} != {counted}")
+    db.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+    print(f"tallies recounted and checked, VACUUM ANALYZE: {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def cases(db: Any, common: str, rare: str) -> list[tuple[str, Callable[[], Any]]]:
+    from store import findings, labels, runs
+
+    kinds = db.execute("SELECT value, n FROM tallies WHERE facet = 'run_kind' ORDER BY n DESC").fetchall()
+    common_kind, rare_kind = kinds[0][0], kinds[-1][0]
+    agent = runs.run_facets(db)["agents"][0]
+
+    def runs_screen(**filters: Any) -> Callable[[], Any]:
+        def page() -> Any:
+            rows = runs.runs_page(db, limit=BLOCK, **filters)
+            labels.unlabelled_counts(db, [r["run_key"] for r in rows])
+            return rows
+
+        return page
+
+    def queue_first(**filters: Any) -> Callable[[], Any]:
+        def first() -> Any:
+            f = dict(filters, reviewer="someone")
+            return (
+                findings.queue_count_at_most(db, **f),
+                findings.queue_progress(db, **f),
+                findings.queue_page(db, limit=BLOCK, **f),
+                None if "state" in f else findings.first_unlabelled(db, **f),
+            )
+
+        return first
+
+    return [
+        ("runs screen first page, no filter", runs_screen()),
+        ("runs screen count, no filter", lambda: runs.count_runs_at_most(db)),
+        (f"runs page by finding kind (common: {common_kind})", runs_screen(kind=common_kind)),
+        (
+            f"runs count by finding kind (common: {common_kind})",
+            lambda: runs.count_runs_at_most(db, kind=common_kind),
+        ),
+        (f"runs page by finding kind (rare: {rare_kind})", runs_screen(kind=rare_kind)),
+        (
+            f"runs count by finding kind (rare: {rare_kind})",
+            lambda: runs.count_runs_at_most(db, kind=rare_kind),
+        ),
+        ("runs page by outcome (refused)", runs_screen(outcome="refused")),
+        ("runs count by outcome (refused)", lambda: runs.count_runs_at_most(db, outcome="refused")),
+        (f"runs page by agent ({agent})", runs_screen(agent=agent)),
+        (f"runs count by agent ({agent})", lambda: runs.count_runs_at_most(db, agent=agent)),
+        (f"full-text search page (common word: {common})", runs_screen(search=common)),
+        (
+            f"full-text search count (common word: {common})",
+            lambda: runs.count_runs_at_most(db, search=common),
+        ),
+        (f"full-text search page (rare word: {rare})", runs_screen(search=rare)),
+        (f"full-text search count (rare word: {rare})", lambda: runs.count_runs_at_most(db, search=rare)),
+        ("runs screen facets", lambda: runs.run_facets(db)),
+        ("queue facets", lambda: findings.queue_facets(db)),
+        ("queue first page + count + progress + first unlabelled, any", queue_first()),
+        ("queue first page + count + progress, unlabelled", queue_first(state="unlabelled")),
+        ("next unlabelled finding", lambda: findings.next_unlabelled(db)),
+    ]
+
+
+def screen_rows(url: str, common: str, rare: str, repeats: int) -> list[list[str]]:
+    from store import runs
+    from store.db.connection import open_database
+
+    db = open_database(url)
+    label_share(db, 1_000)
+    n_runs = runs.count_runs(db)
+    rows = []
+    for name, fn in cases(db, common, rare):
+        spread = repeat(fn, max(repeats, 5))
+        met = "yes" if spread.median < BUDGET_S else "NO"
+        rows.append(
+            [
+                "postgresql",
+                f"{name} ({n_runs:,} runs)",
+                spread.text(ms),
+                "50 ms",
+                f"{spread.median / BUDGET_S:.2f}x of budget",
+                "< 50 ms",
+                met,
+            ]
+        )
+        print(rows[-1][1], rows[-1][2], met, file=sys.stderr, flush=True)
+    db.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--server", default=os.environ.get("REVIEWER_BENCH_POSTGRES") or DEFAULT_SERVER)
+    parser.add_argument(
+        "--database", default=DATABASE, help="the database built (dropped first if it exists)"
+    )
+    parser.add_argument("--base-runs", type=int, default=10_000)
+    parser.add_argument("--copies", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="an already replicated --database: recount its tallies, VACUUM ANALYZE and time it",
+    )
+    args = parser.parse_args(argv)
+    import psycopg
+
+    started = time.perf_counter()
+    url = database_url(args.server, args.database)
+    try:
+        if not args.reuse:
+            recreate_database(args.server, args.database)
+            ingest_base(url, args.base_runs)
+            with psycopg.connect(url, autocommit=True) as conn:
+                common, rare = words(conn)
+            replicate(url, args.copies)
+        else:
+            with psycopg.connect(url, autocommit=True) as conn:
+                common, rare = words(conn)
+            finish(url)
+        print(f"words: common {common!r}, rare {rare!r}; load {os.getloadavg()}", flush=True)
+        rows = screen_rows(url, common, rare, args.repeats)
+    finally:
+        if not args.keep:
+            drop_database(args.server, args.database)
+    print(render(rows))
+    print(f"load average {os.getloadavg()}; total {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
