@@ -121,6 +121,7 @@ def test_the_queue_reads_by_run_then_position_in_the_run(loaded: Database) -> No
         )
 
 
+@both_backends
 @pytest.mark.parametrize("sort", list(QUEUE_SORTS))
 def test_every_sort_pages_by_keyset_and_agrees_with_jumps_and_positions(loaded: Database, sort: str) -> None:
     whole = queue_page(loaded, sort=sort, limit=10_000)
@@ -137,6 +138,7 @@ def test_every_sort_pages_by_keyset_and_agrees_with_jumps_and_positions(loaded: 
         assert queue_position(loaded, whole[n]["id"], sort=sort) == n
 
 
+@both_backends
 def test_sorts_order_what_they_say(loaded: Database, db_path: Path) -> None:
     kinds = [r["kind"] for r in queue_page(loaded, sort="kind", limit=10_000)]
     assert kinds == sorted(kinds)
@@ -156,6 +158,7 @@ def test_sorts_order_what_they_say(loaded: Database, db_path: Path) -> None:
     assert first[0]["id"] == late and [r["id"] for r in first[1:]] == [i for i in ids if i != late][:2]
 
 
+@both_backends
 def test_opening_and_advancing_stay_on_unlabelled_findings_of_the_run(loaded: Database) -> None:
     rows = queue_page(loaded, limit=10_000)
     assert first_unlabelled(loaded, reviewer="ann") == (rows[0]["id"], 0)

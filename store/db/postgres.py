@@ -111,6 +111,8 @@ _MATCH = re.compile(
     r"FROM\s+search(?:\s+(?!WHERE\b)(\w+))?\s+WHERE\s+search\s+MATCH\s+(\?|'[^']*')", re.IGNORECASE
 )
 _PLUS_ROWID = re.compile(r"\+(\w+\.rowid)\b")
+#: SQLite's `INDEXED BY name` (an index the plan must use) is SQLite's alone: PostgreSQL's planner picks.
+_INDEXED_BY = re.compile(r"\s+INDEXED\s+BY\s+\w+", re.IGNORECASE)
 #: SQLite's `CROSS JOIN t ON ...` (a join order the planner keeps) is an inner join to PostgreSQL.
 _CROSS_JOIN_ON = re.compile(r"\bCROSS\s+JOIN\s+(\w+(?:\s+(?!ON\b)\w+)?)\s+ON\b", re.IGNORECASE)
 _PRAGMA = re.compile(r"^\s*PRAGMA\s+(\w+)", re.IGNORECASE)
@@ -177,6 +179,7 @@ def translate(sql: str) -> tuple[str | None, bool]:
     )
     sql = _PLUS_ROWID.sub(r"\1", sql)
     sql = _CROSS_JOIN_ON.sub(r"JOIN \1 ON", sql)
+    sql = _INDEXED_BY.sub("", sql)
     return _placeholders(_alias_derived(sql)), returning
 
 
