@@ -23,12 +23,11 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.scale import BLOCK, BUDGET_S, label_share, ms, render, repeat
+from bench.scale import BUDGET_S, label_share, ms, render, repeat, screen_cases
 
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_million"
@@ -195,65 +194,6 @@ def finish(url: str) -> None:
     print(f"tallies recounted and checked, VACUUM ANALYZE: {time.perf_counter() - started:.0f} s", flush=True)
 
 
-def cases(db: Any, common: str, rare: str) -> list[tuple[str, Callable[[], Any]]]:
-    from store import findings, labels, runs
-
-    kinds = db.execute("SELECT value, n FROM tallies WHERE facet = 'run_kind' ORDER BY n DESC").fetchall()
-    common_kind, rare_kind = kinds[0][0], kinds[-1][0]
-    agent = runs.run_facets(db)["agents"][0]
-
-    def runs_screen(**filters: Any) -> Callable[[], Any]:
-        def page() -> Any:
-            rows = runs.runs_page(db, limit=BLOCK, **filters)
-            labels.unlabelled_counts(db, [r["run_key"] for r in rows])
-            return rows
-
-        return page
-
-    def queue_first(**filters: Any) -> Callable[[], Any]:
-        def first() -> Any:
-            f = dict(filters, reviewer="someone")
-            return (
-                findings.queue_count_at_most(db, **f),
-                findings.queue_progress(db, **f),
-                findings.queue_page(db, limit=BLOCK, **f),
-                None if "state" in f else findings.first_unlabelled(db, **f),
-            )
-
-        return first
-
-    return [
-        ("runs screen first page, no filter", runs_screen()),
-        ("runs screen count, no filter", lambda: runs.count_runs_at_most(db)),
-        (f"runs page by finding kind (common: {common_kind})", runs_screen(kind=common_kind)),
-        (
-            f"runs count by finding kind (common: {common_kind})",
-            lambda: runs.count_runs_at_most(db, kind=common_kind),
-        ),
-        (f"runs page by finding kind (rare: {rare_kind})", runs_screen(kind=rare_kind)),
-        (
-            f"runs count by finding kind (rare: {rare_kind})",
-            lambda: runs.count_runs_at_most(db, kind=rare_kind),
-        ),
-        ("runs page by outcome (refused)", runs_screen(outcome="refused")),
-        ("runs count by outcome (refused)", lambda: runs.count_runs_at_most(db, outcome="refused")),
-        (f"runs page by agent ({agent})", runs_screen(agent=agent)),
-        (f"runs count by agent ({agent})", lambda: runs.count_runs_at_most(db, agent=agent)),
-        (f"full-text search page (common word: {common})", runs_screen(search=common)),
-        (
-            f"full-text search count (common word: {common})",
-            lambda: runs.count_runs_at_most(db, search=common),
-        ),
-        (f"full-text search page (rare word: {rare})", runs_screen(search=rare)),
-        (f"full-text search count (rare word: {rare})", lambda: runs.count_runs_at_most(db, search=rare)),
-        ("runs screen facets", lambda: runs.run_facets(db)),
-        ("queue facets", lambda: findings.queue_facets(db)),
-        ("queue first page + count + progress + first unlabelled, any", queue_first()),
-        ("queue first page + count + progress, unlabelled", queue_first(state="unlabelled")),
-        ("next unlabelled finding", lambda: findings.next_unlabelled(db)),
-    ]
-
-
 def screen_rows(url: str, common: str, rare: str, repeats: int) -> list[list[str]]:
     from store import runs
     from store.db.connection import open_database
@@ -262,7 +202,7 @@ def screen_rows(url: str, common: str, rare: str, repeats: int) -> list[list[str
     label_share(db, 1_000)
     n_runs = runs.count_runs(db)
     rows = []
-    for name, fn in cases(db, common, rare):
+    for name, fn in screen_cases(db, common, rare):
         spread = repeat(fn, max(repeats, 5))
         met = "yes" if spread.median < BUDGET_S else "NO"
         rows.append(

@@ -272,17 +272,14 @@ def label_share(db: Any, n: int = 2_000) -> None:
         label_finding(db, fid, verdicts_for(kind)[0], "bench")
 
 
-def screen_rows(store: Path, repeats: int) -> list[list[str]]:
+def screen_cases(db: Any, common: str, rare: str) -> list[tuple[str, Callable[[], Any]]]:
+    """Every screen query, as the app's service calls it, on `db` (SQLite or PostgreSQL): the runs screen's
+    pages and counts by filter and search word, the facets, and the queue's first page in every order."""
     from store import findings, labels, runs
-    from store.db.connection import open_database
 
-    db = open_database(store)
-    label_share(db)
-    n_runs = runs.count_runs(db)
     kinds = db.execute("SELECT value, n FROM tallies WHERE facet = 'run_kind' ORDER BY n DESC").fetchall()
     common_kind, rare_kind = kinds[0][0], kinds[-1][0]
     agent = runs.run_facets(db)["agents"][0]
-    common, rare = _words(db)
 
     def runs_screen(**filters: Any) -> Callable[[], Any]:
         def page() -> Any:
@@ -304,7 +301,7 @@ def screen_rows(store: Path, repeats: int) -> list[list[str]]:
 
         return first
 
-    cases: list[tuple[str, Callable[[], Any]]] = [
+    return [
         ("runs screen first page, no filter", runs_screen()),
         ("runs screen count, no filter", lambda: runs.count_runs_at_most(db)),
         (f"runs page by finding kind (common: {common_kind})", runs_screen(kind=common_kind)),
@@ -344,6 +341,16 @@ def screen_rows(store: Path, repeats: int) -> list[list[str]]:
             ),
         ),
     ]
+
+
+def screen_rows(store: Path, repeats: int) -> list[list[str]]:
+    from store import runs
+    from store.db.connection import open_database
+
+    db = open_database(store)
+    label_share(db)
+    n_runs = runs.count_runs(db)
+    cases = screen_cases(db, *_words(db))
     rows = []
     for name, fn in cases:
         spread = repeat(fn, max(repeats, 5))

@@ -1,0 +1,27 @@
+"""The screen queries the benchmarks time (`bench.scale.screen_cases`, used at a million runs on SQLite and
+on PostgreSQL) run on both backends and answer what the screens would show, so a benchmark never times a
+query that fails or reads nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from bench.scale import label_share, screen_cases
+from store import runs
+from store.db.ingest import ingest
+from tests.conftest import FIXTURE_RECORDINGS, both_backends
+
+
+@both_backends
+def test_every_screen_case_of_the_benchmark_runs_on_both_backends(db: Database, db_path: Path) -> None:
+    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
+    label_share(db, 5)
+    cases = screen_cases(db, "the", "nosuchwordanywhere")
+    names = [name for name, _ in cases]
+    assert len(names) == len(set(names)) and any("sorted newest" in n for n in names)
+    answers = {name: fn() for name, fn in cases}
+    assert answers["runs screen first page, no filter"], "the first page holds runs"
+    assert runs.count_runs(db) > 0
+    assert not answers["full-text search page (rare word: nosuchwordanywhere)"]
