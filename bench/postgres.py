@@ -46,6 +46,19 @@ print(time.time(), flush=True)
 """
 
 
+def database_url(server: str, name: str) -> str:
+    """The URL of database `name` on the server `server` names."""
+    parts = urlsplit(server)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+def drop_database(server: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @contextmanager
 def fresh_database(server: str, prefix: str = "reviewer_bench") -> Iterator[str]:
     """A new, empty database on `server` (its URL), dropped when the block ends (the tests' too)."""
@@ -54,12 +67,10 @@ def fresh_database(server: str, prefix: str = "reviewer_bench") -> Iterator[str]
     name = f"{prefix}_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
-    parts = urlsplit(server)
     try:
-        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+        yield database_url(server, name)
     finally:
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_database(server, name)
 
 
 @contextmanager

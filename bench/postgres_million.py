@@ -25,19 +25,14 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from bench.postgres import database_url, drop_database
 from bench.scale import BUDGET_S, label_share, ms, render, repeat, screen_cases
 
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_million"
 #: The tables the copy writes, whose secondary indexes are dropped during it and rebuilt after.
 COPIED = ("runs", "findings", "search_docs", "search_text")
-
-
-def database_url(server: str, name: str) -> str:
-    parts = urlsplit(server)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
 
 
 def recreate_database(server: str, name: str) -> str:
@@ -47,13 +42,6 @@ def recreate_database(server: str, name: str) -> str:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
     return database_url(server, name)
-
-
-def drop_database(server: str, name: str) -> None:
-    import psycopg
-
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def ingest_base(url: str, base_runs: int) -> float:
