@@ -25,8 +25,11 @@ from reviewer.service.vocabulary import StoreError
 
 
 def _line(value: dict[str, Any]) -> None:
-    """One JSON object per line (a stream a script reads line by line)."""
-    click.echo(orjson.dumps(value).decode())
+    """One JSON object per line (a stream a script reads line by line), through the same inert-JSON path as
+    every other `--json` output (`reviewer.review.inert.json_inert`)."""
+    from reviewer.review.inert import json_inert
+
+    click.echo(json_inert(orjson.dumps(value).decode()))
 
 
 def _now() -> str:
