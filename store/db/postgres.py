@@ -27,6 +27,7 @@ driver (`pip install footprint-reviewer[postgres]` adds it).
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -140,8 +141,13 @@ def _placeholders(sql: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def translate(sql: str) -> tuple[str | None, bool]:
-    """(PostgreSQL text of `sql` with `%s` placeholders or None when it is to be skipped, returns an id?)."""
+    """(PostgreSQL text of `sql` with `%s` placeholders or None when it is to be skipped, returns an id?).
+
+    A pure function of the SQL text, kept per text: the store sends the same few statements per recording,
+    and the character-by-character placeholder pass is not worth redoing for each.
+    """
     from store.db.schema_pg import IDENTITY_TABLES, PRIMARY_KEYS
 
     pragma = _PRAGMA.match(sql)

@@ -123,12 +123,8 @@ def write_recording_in(db: Database, prepared: Prepared) -> tuple[int, bool]:
         "INSERT INTO originals (recording_id, codec, data) VALUES (?, ?, ?)",
         [rec_id, prepared.codec, prepared.original],
     )
-    db.execute(
-        "INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)",
-        [x.recording["source"], rec_id, now_iso()],
-    )
     insert_rows(db, rec_id, x, prepared.tuples)
-    db.execute("DELETE FROM quarantine WHERE path = ?", [x.recording["source"]])
+    note_source_in(db, x.recording["source"], rec_id)
     return rec_id, True
 
 

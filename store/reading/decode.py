@@ -92,6 +92,12 @@ UNREAD_PAYLOADS = frozenset(
 )
 PREFIX = "agentfootprint."
 
+
+def short_type(event_type: str) -> str:
+    """An event type without the `agentfootprint.` prefix."""
+    return event_type[len(PREFIX) :] if event_type.startswith(PREFIX) else event_type
+
+
 MetaView: TypeAlias = Meta
 
 
@@ -281,7 +287,7 @@ def _fast_recording(top: FastTopLevel) -> Recording | None:
             continue
         short = short_of.get(t)
         if short is None:
-            short = short_of[t] = t[len(PREFIX) :] if t.startswith(PREFIX) else t
+            short = short_of[t] = short_type(t)
         raw = e.payload
         if raw and short not in UNREAD_PAYLOADS:
             if short == "context.injected":
@@ -372,7 +378,7 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
     return Recording(
         form=form,
         types=types,
-        shorts=[t[len(PREFIX) :] if t.startswith(PREFIX) else t for t in types],
+        shorts=[short_type(t) for t in types],
         metas=[_as_meta(e.get("meta")) for e in kept],
         payloads=[p if isinstance(p := e.get("payload"), dict) else {} for e in kept],
         shared_state=snapshot.sharedState if snapshot is not None else None,

@@ -15,9 +15,9 @@ import msgspec
 import orjson
 
 from store.reading.decode import MetaView, Recording, SharedState
+from store.reading.decode import short_type as short_type  # re-exported: the walk's callers read it here
 from store.reading.text import as_text, canonical
 
-PREFIX = "agentfootprint."
 CONSUMER_SCOPE = "consumer-scope"
 #: coverage lists that name a gap in what a call could see
 GAP_LISTS = ("not_checked", "cannot_cover")
@@ -39,11 +39,6 @@ class Extracted:
     #: run key -> the run's content identity (`run_content_id`): the same run read from two containers
     #: (a bare recording and its envelope, a bundle, an artifact) has one identity, so it is stored once
     identities: dict[str, str] = field(default_factory=dict)
-
-
-def short_type(event_type: str) -> str:
-    """An event type without the `agentfootprint.` prefix."""
-    return event_type[len(PREFIX) :] if event_type.startswith(PREFIX) else event_type
 
 
 def as_dict(value: Any) -> dict[str, Any]:
