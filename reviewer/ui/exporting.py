@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
 
-from reviewer.ui.widgets.inline_prompts import InlinePrompt
+from reviewer.ui.widgets.inline_prompts import InlinePrompt, InputBar
 from reviewer.ui.widgets.safe import safe_text
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -46,9 +45,10 @@ def safe_filename(name: str, fallback: str = "export") -> str:
     return cleaned or fallback
 
 
-class ExportPathBar(InlinePrompt):
+class ExportPathBar(InputBar):
     """Where to write the export: one line, filled in with the default path. Enter writes, escape cancels."""
 
+    TITLE = "Export to"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
     ]
@@ -68,21 +68,8 @@ class ExportPathBar(InlinePrompt):
             classes="prompt-help",
         )
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.border_title = "Export to"
-        self.query_one(Input).focus()
-
     def on_unmount(self) -> None:
         _gone(self)
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.finish(event.value)
-
-    def action_cancel(self) -> None:
-        self.finish(None)
 
 
 class ReplaceBar(InlinePrompt):

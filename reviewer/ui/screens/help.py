@@ -23,22 +23,31 @@ def binding_rows(app: Any, screen: Any) -> list[tuple[str, str, str, str]]:
     seen: set[tuple[str, str]] = set()
     for node in nodes:
         section = _section(node, app, screen)
-        bindings: BindingsMap = node._bindings.copy()  # noqa: SLF001 - the merged BINDINGS of the node
-        if app._keymap:  # noqa: SLF001
-            bindings.apply_keymap(app._keymap)  # noqa: SLF001
-        keys_by_id: dict[str, list[Binding]] = {}
-        for _key, binding in bindings:
-            if binding.id is None:
-                continue
-            keys_by_id.setdefault(binding.id, []).append(binding)
-        for binding_id, group in keys_by_id.items():
+        for binding_id, group in bindings_by_id(app, node).items():
             if (section, binding_id) in seen:
                 continue
             seen.add((section, binding_id))
-            keys = ", ".join(dict.fromkeys(app.get_key_display(b) for b in group))
             description = group[0].description or group[0].tooltip or group[0].action
-            rows.append((section, keys, description, binding_id))
+            rows.append((section, shown_keys(app, group), description, binding_id))
     return rows
+
+
+def bindings_by_id(app: Any, node: DOMNode) -> dict[str, list[Binding]]:
+    """binding id -> the node's bindings with that id, after the app's keymap (bindings without an id left
+    out)."""
+    bindings: BindingsMap = node._bindings.copy()  # noqa: SLF001 - the merged BINDINGS of the node
+    if app._keymap:  # noqa: SLF001
+        bindings.apply_keymap(app._keymap)  # noqa: SLF001
+    keys_by_id: dict[str, list[Binding]] = {}
+    for _key, binding in bindings:
+        if binding.id is not None:
+            keys_by_id.setdefault(binding.id, []).append(binding)
+    return keys_by_id
+
+
+def shown_keys(app: Any, group: list[Binding]) -> str:
+    """The keys of one binding id as the app displays them, joined ("j, down"); "" for none."""
+    return ", ".join(dict.fromkeys(app.get_key_display(b) for b in group))
 
 
 def _section(node: DOMNode, app: Any, screen: Any) -> str:

@@ -17,6 +17,7 @@ from reviewer.service.vocabulary import DataVersion
 from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
+from reviewer.ui.screens.help import bindings_by_id, shown_keys
 from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
 from reviewer.ui.widgets.safe import inert
@@ -142,11 +143,8 @@ class RunsScreen(BaseScreen):
 
     def quarantine_key(self) -> str:
         """The key that opens the quarantine, after the user's keymap ("K" by default)."""
-        bindings = self._bindings.copy()
-        if self.app._keymap:  # noqa: SLF001 - the keymap the app applied (as the help screen reads it)
-            bindings.apply_keymap(self.app._keymap)  # noqa: SLF001
-        keys = [b for _k, b in bindings if b.id == "runs.quarantine"]
-        return ", ".join(dict.fromkeys(self.app.get_key_display(b) for b in keys)) or "ctrl+p → Quarantine"
+        keys = bindings_by_id(self.app, self).get("runs.quarantine", [])
+        return shown_keys(self.app, keys) or "ctrl+p → Quarantine"
 
     @work(exclusive=True, group="runs-load", exit_on_error=False)
     async def load_runs(self, filters: dict[str, Any], sort: str, keep: str | None = None) -> None:

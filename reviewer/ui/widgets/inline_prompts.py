@@ -55,9 +55,35 @@ class InlinePrompt(Vertical):
         self.on_done(value)
 
 
-class NoteBar(InlinePrompt):
+class InputBar(InlinePrompt):
+    """A one-line answer: its Input is focused on mount, enter gives `answer_of` the typed value, escape
+    cancels (subclasses bind escape to `cancel` under their own binding id)."""
+
+    #: the bar's border title
+    TITLE: ClassVar[str] = ""
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.border_title = self.TITLE
+        self.query_one(Input).focus()
+
+    def answer_of(self, typed: str) -> str:
+        """What the typed value answers (as typed by default)."""
+        return typed
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.finish(self.answer_of(event.value))
+
+    def action_cancel(self) -> None:
+        self.finish(None)
+
+
+class NoteBar(InputBar):
     """One line of text: the reviewer's note on a label. Enter keeps it, escape cancels."""
 
+    TITLE = "Note"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="note.cancel"),
     ]
@@ -73,23 +99,14 @@ class NoteBar(InlinePrompt):
         yield Input(value=self.value, placeholder="why (optional)", id="note-input", max_length=2_000)
         yield Static(Text("enter: keep · esc: cancel · an empty note clears it"), classes="prompt-help")
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.border_title = "Note"
-        self.query_one(Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.finish(event.value.strip())
-
-    def action_cancel(self) -> None:
-        self.finish(None)
+    def answer_of(self, typed: str) -> str:
+        return typed.strip()
 
 
-class PackNameBar(InlinePrompt):
+class PackNameBar(InputBar):
     """The name of a new phrase pack: one line. Enter makes it, escape cancels."""
 
+    TITLE = "New phrase pack"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="pack-name.cancel"),
     ]
@@ -102,19 +119,6 @@ class PackNameBar(InlinePrompt):
         yield Static(
             Text("enter: make the pack (version 1, no phrases yet) · esc: cancel"), classes="prompt-help"
         )
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.border_title = "New phrase pack"
-        self.query_one(Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.finish(event.value)
-
-    def action_cancel(self) -> None:
-        self.finish(None)
 
 
 class MissedBar(InlinePrompt):

@@ -136,6 +136,8 @@ class AgreedCells(LineFilter):
     """The app's screen line filter: every segment's text through `agreed_cells` (styles and widths kept)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if all(seg.control or seg.text.isascii() for seg in segments):
+            return segments  # the common line: nothing to respell, no new segments built
         return [
             Segment(agreed_cells(seg.text), seg.style, seg.control) if not seg.control else seg
             for seg in segments
