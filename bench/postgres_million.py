@@ -108,7 +108,7 @@ def replicate(url: str, copies: int) -> float:
             renamed = {
                 "key": f"key || {tag}",
                 "run_id": f"run_id || {tag}",
-                "started_ms": f"started_ms + c * {span}",
+                "started_ms": f"started_ms + c::bigint * {span}",  # int4 c times a span overflows past ~20 copies
             }
             run_cols = COLUMNS["runs"]
             conn.execute(
