@@ -10,8 +10,9 @@ with `executemany`; `close`), translating on the way the SQLite-only constructs 
   UPDATE` (the keys are in `schema_pg.PRIMARY_KEYS`);
 * `INSERT` into a table with an identity `id` gets `RETURNING id`, read back as `lastrowid`;
 * FTS5: `search MATCH ?` -> the `tsv` column of `search_text` (a generated tsvector with a GIN index)
-  `@@ plainto_tsquery`; writes to the FTS5 index itself (`INSERT INTO search ...`) are not needed (the
-  tsvector is generated) and are skipped;
+  `@@ fts5_query(?)`, both tokenized as FTS5 tokenizes (schema m015: the same word finds the same runs);
+  writes to the FTS5 index itself (`INSERT INTO search ...`) are not needed (the tsvector is generated)
+  and are skipped;
 * `rowid`: the tables the store reads `rowid` of (runs, findings, coverage) carry a real identity column of
   that name on PostgreSQL; `SELECT *` does not return it (as SQLite does not);
 * the PRAGMAs ingest tunes SQLite with are no-ops here (`NOOP_PRAGMAS`); any other PRAGMA is an error;
@@ -178,8 +179,7 @@ def translate(sql: str) -> tuple[str | None, bool]:
             returning = True
     sql = _MATCH.sub(
         lambda m: (
-            f"FROM search {m.group(1) or ''} WHERE {m.group(1) or 'search'}.tsv "
-            f"@@ plainto_tsquery('simple', {m.group(2)})"
+            f"FROM search {m.group(1) or ''} WHERE {m.group(1) or 'search'}.tsv @@ fts5_query({m.group(2)})"
         ),
         sql,
     )
