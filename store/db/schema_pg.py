@@ -557,7 +557,7 @@ def fts5_tsvector_sql() -> str:
 
 
 def fts5_query_sql() -> str:
-    """`fts5_query(q)`: the tsquery of an FTS5 query as `store.runs.fts_query` writes it (quoted phrases, every
+    """`fts5_query(q)`: the tsquery of an FTS5 query as `store.search.fts_query` writes it (quoted phrases, every
     one required; a bare word reads as a phrase too): each phrase's tokens joined by `<->`, the phrases by
     `&`. A phrase without a token is left out, and a query of none matches nothing, as in FTS5; a phrase
     with a token too long for a lexeme matches nothing (no tsvector holds it)."""
