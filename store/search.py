@@ -10,9 +10,11 @@ are read from the ids alone, and one run's documents are one id range. The reads
   where the walk starts are tested against that window's matches (read once), any other run is sought in
   the index by its id range. Runs are stored in about the order they ran, so the walk rarely leaves the
   window, and the window holds about WINDOW_DOCS matches whatever the word: at a million runs a middling
-  word cost 25-60 ms a page either by gathering every match or by seeking every run, 4-9 ms this way
+  word (60,000 documents) cost 17-29 ms a page by gathering every match (and more by seeking every run),
+  3-4 ms this way
   (were runs stored in no order of time, a page would cost what seeking every run did, never more);
-* "gather" (the window would be every run): walk runs testing the whole match set, read once.
+* "gather" (the window would be a quarter of the runs or more): walk runs testing the whole match set, read
+  once.
 
 A page in an order no index walks (most findings first) sorts whatever it reads: it drives below
 COMMON_DOCS and gathers from it (both reads cost 0.1-1 s at a million runs; no search is faster there).
@@ -41,12 +43,16 @@ RUN_MATCHES = (
     f"AND s.rowid >= (r.rowid << {SEARCH_DOC_BITS}) AND s.rowid < ((r.rowid + 1) << {SEARCH_DOC_BITS}))"
 )
 
-#: Below this many matching documents a page reads the matching runs and sorts them ("drive").
-RARE_DOCS = 5_000
+#: Below this many matching documents a page reads the matching runs and sorts them ("drive"). Measured at a
+#: million runs (quiet machine): 2,000 documents 14 ms driving, 9 ms gathering; 500: 3 ms against 33 ms.
+RARE_DOCS = 2_000
 #: A page in an order no index walks gathers from this many matching documents, and drives below it.
 COMMON_DOCS = 60_000
 #: A window holds about this many matching documents (reading them costs about a millisecond).
 WINDOW_DOCS = 2_000
+#: A window wider than this share of the runs gathers instead: at 5,000 documents (a window of 40% of the
+#: runs) the window cost 7-10 ms a page, gathering 5 ms; at 10,000 (20%) both 4-5 ms; at 30,000 3 ms and 10 ms.
+WINDOW_SHARE = 0.25
 #: Pages whose walk follows the runs' rowids, and which end of them it starts from.
 WINDOWED_SORTS = {"newest": -1, "oldest": 1}
 #: SQLite: a word's documents per run are judged from SAMPLE_RUNS runs in SAMPLE_WINDOWS windows spread over
@@ -129,7 +135,7 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
     if walk.sort not in WINDOWED_SORTS:  # every read sorts what it reads: the fewer rows the better
         return DRIVE if docs_per_run * (hi - lo + 1) < COMMON_DOCS else GATHER
     width = max(1, int(WINDOW_DOCS / docs_per_run))
-    if width >= hi - lo + 1:
+    if width >= WINDOW_SHARE * (hi - lo + 1):
         return GATHER
     start = _rowid_of(db, walk.after_key)
     if WINDOWED_SORTS[walk.sort] < 0:  # newest first: the window ends where the walk starts
@@ -142,9 +148,10 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
     """PostgreSQL: a GIN match visits the row of every match, and reading every match of a window costs what
     reading them all does (the index's whole entry is read, about a microsecond a match), so a page reads a
-    rare word's matches and tests any other word run by run as it walks: measured at a million runs, 24 ms
-    (500 documents) to 190 ms (5,000) driving, 340 ms (5,000) to 7 ms (200,000 and more) probing. A page in
-    an order no index walks drives (it sorts whatever it reads)."""
+    rare word's matches and tests any other word run by run as it walks. Measured at a million runs (pages
+    of 100, newest first, default server settings): driving 9 ms (500 documents), 31 ms (2,000), 124 ms
+    (5,000), 196 ms (10,500); probing 158 ms (5,000), 119 ms (10,500), 84 ms (20,000), 17 ms (50,000), 7 ms
+    (200,000 and more). A page in an order no index walks drives (it sorts whatever it reads)."""
     if walk.sort not in WINDOWED_SORTS or _postgres_rare(db, query):
         return DRIVE
     return PROBE

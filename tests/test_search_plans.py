@@ -93,13 +93,13 @@ def test_a_newest_page_tests_a_window_of_the_newest_runs_sized_to_the_word(sqlit
 
 
 @pytest.mark.usefixtures("scaled")
-def test_a_window_as_wide_as_the_store_gathers_every_match(
+def test_a_window_of_a_quarter_of_the_runs_or_more_gathers_every_match(
     sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     generated = sqlite_store
-    monkeypatch.setattr(search, "WINDOW_DOCS", 1_000)
-    assert _read(generated, "failing").name == "gather"  # 1,000 matches: every run's
-    assert _read(generated, "synthetic").name == "window"  # 1,000 of 2,000: half the runs
+    monkeypatch.setattr(search, "WINDOW_DOCS", 400)
+    assert _read(generated, "failing").name == "gather"  # 400 matches: 400 runs of 1,000
+    assert _read(generated, "synthetic").name == "window"  # 400 matches: 200 runs
 
 
 @pytest.mark.usefixtures("scaled")
