@@ -60,8 +60,9 @@ WINDOWED_SORTS = {"newest": -1, "oldest": 1}
 SAMPLE_RUNS = 8_000
 SAMPLE_WINDOWS = 8
 SAMPLE_DOCS = 2_000
-#: PostgreSQL: below this many matching documents (by its statistics) a page drives, from it probes.
-PG_RARE_DOCS = 7_000
+#: PostgreSQL: below this many matching documents (by its statistics) a page drives, from it probes (both
+#: cost about 110 ms a page at 7,000-8,000 documents at a million runs: see `_postgres_read`).
+PG_RARE_DOCS = 8_000
 
 
 @dataclass(frozen=True)
@@ -149,9 +150,10 @@ def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
     """PostgreSQL: a GIN match visits the row of every match, and reading every match of a window costs what
     reading them all does (the index's whole entry is read, about a microsecond a match), so a page reads a
     rare word's matches and tests any other word run by run as it walks. Measured at a million runs (pages
-    of 100, newest first, default server settings): driving 9 ms (500 documents), 31 ms (2,000), 124 ms
-    (5,000), 196 ms (10,500); probing 158 ms (5,000), 119 ms (10,500), 84 ms (20,000), 17 ms (50,000), 7 ms
-    (200,000 and more). A page in an order no index walks drives (it sorts whatever it reads)."""
+    of 100, newest first, default server settings, load 3.5 on 2 cores), driving / probing: 500 documents
+    9 / 3,300 ms; 2,000: 31 / 320; 7,000: 93-106 / 115-177; 8,000: 103-120 / 97-135; 9,000: 146-150 /
+    87-131; 20,000: 380 / 84; 50,000: 1,440 / 17; 200,000 and more: seconds / 4-8. A page in an order no
+    index walks drives (it sorts whatever it reads)."""
     if walk.sort not in WINDOWED_SORTS or _postgres_rare(db, query):
         return DRIVE
     return PROBE
@@ -236,10 +238,11 @@ def count_matching_runs_at_most(db: Database, text: str, cap: int) -> Count:
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
 SQLITE_RUNS_UP_TO = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ? LIMIT ?)"
-#: The same on PostgreSQL, where reading every match of a common word visited 725,000 rows (1-3 s at a
+#: The same on PostgreSQL, where reading every match of a common word visited 725,000 rows (2-5 s at a
 #: million runs): matches in id order, a run counted where its run number changes (a run's ids are
-#: consecutive), so the planner may walk the primary key and stop at the limit for a common word (86 ms for
-#: "source"), and read a rarer word's matches from the GIN index and sort them (5-44 ms for 500-5,000).
+#: consecutive), so the planner may walk the primary key and stop at the limit for a common word ("source":
+#: 39-47 ms), and read a rarer word's matches from the GIN index and sort them (1-21 ms up to 8,000
+#: documents). Between the two (20,000-300,000 documents) either read is long: 100-870 ms measured.
 POSTGRES_RUNS_UP_TO = (
     f"SELECT count(*) FROM (SELECT 1 FROM (SELECT s.rowid >> {SEARCH_DOC_BITS} AS run, "
     f"lag(s.rowid >> {SEARCH_DOC_BITS}) OVER (ORDER BY s.rowid) AS prev FROM search s WHERE search MATCH ? "
