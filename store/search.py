@@ -5,23 +5,21 @@ match of a common word.
 A document's id is its run's rowid shifted left by SEARCH_DOC_BITS (schema m011), so the runs a query matches
 are read from the ids alone, and one run's documents are one id range. The reads of a page:
 
-* "drive" (a rare word): read the matching runs, then sort them;
-* "window" (a newest- or oldest-first page): walk runs in the page's order; runs of a window of rowids
-  where the walk starts are tested against that window's matches (read once), any other run is sought in
-  the index by its id range. Runs are stored in about the order they ran, so the walk rarely leaves the
-  window, and the window holds about WINDOW_DOCS matches whatever the word: at a million runs a middling
-  word (60,000 documents) cost 17-29 ms a page by gathering every match (and more by seeking every run),
-  3-4 ms this way
-  (were runs stored in no order of time, a page would cost what seeking every run did, never more);
-* "gather" (the window would be a quarter of the runs or more): walk runs testing the whole match set, read
-  once.
+* "drive" (a rare word, or any word on a page in an order no index walks): read the matching runs, then sort
+  them;
+* "window" (SQLite, a newest- or oldest-first page): walk runs in the page's order; runs of a window of
+  rowids where the walk starts are tested against that window's matches (read once), any other run is
+  sought in the index by its id range. Runs are stored in about the order they ran, so the walk rarely
+  leaves the window, and the window holds about WINDOW_DOCS matches whatever the word: at a million runs a
+  middling word (60,000 documents) cost 17-29 ms a page by gathering every match, 3-4 ms this way (were runs
+  stored in no order of time, a page would cost what seeking every run does, never more);
+* "gather" (SQLite, when the window would be a quarter of the runs or more, or a common word on a page in
+  an order no index walks): walk runs testing the whole match set, read once;
+* "probe" (PostgreSQL, a word its statistics do not call rare): walk runs seeking each in the index.
 
-A page in an order no index walks (most findings first) sorts whatever it reads: it drives below
-COMMON_DOCS and gathers from it (both reads cost 0.1-1 s at a million runs; no search is faster there).
-
-The choice reads no more than RARE_DOCS matches: SQLite counts up to it, then samples runs for the rest;
-PostgreSQL reads its planner's statistics (a GIN match visits the row of every match, so even counting the
-matches of a common word took 585 ms there) and counts only a word they call rare.
+SQLite chooses from a count up to RARE_DOCS and a sample of SAMPLE_DOCS matches at most; PostgreSQL from its
+planner's statistics (a GIN match visits the row of every match, so even counting the matches of a common
+word took 585 ms there), counting only when there are none.
 """
 
 from __future__ import annotations
@@ -75,7 +73,7 @@ class Walk:
 
 @dataclass(frozen=True)
 class SearchRead:
-    """The read of a page of runs matching a query: "drive", "gather" or "window" (see the module
+    """The read of a page of runs matching a query: "drive", "gather", "window" or "probe" (see the module
     docstring). For "window", the runs whose rowid is in [first, last] are tested against that range's
     matches and the others sought one by one."""
 
@@ -241,7 +239,7 @@ SQLITE_RUNS_UP_TO = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_D
 #: The same on PostgreSQL, where reading every match of a common word visited 725,000 rows (2-5 s at a
 #: million runs): matches in id order, a run counted where its run number changes (a run's ids are
 #: consecutive), so the planner may walk the primary key and stop at the limit for a common word ("source":
-#: 39-47 ms), and read a rarer word's matches from the GIN index and sort them (1-21 ms up to 8,000
+#: 39-65 ms), and read a rarer word's matches from the GIN index and sort them (1-22 ms up to 8,000
 #: documents). Between the two (20,000-300,000 documents) either read is long: 100-870 ms measured.
 POSTGRES_RUNS_UP_TO = (
     f"SELECT count(*) FROM (SELECT 1 FROM (SELECT s.rowid >> {SEARCH_DOC_BITS} AS run, "

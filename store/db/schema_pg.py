@@ -494,13 +494,9 @@ def _ranges(points: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _non_ascii_folds() -> dict[int, list[tuple[int, int | None]]]:
-    """FTS5's folds of non-ASCII characters, by 256-code-point block."""
-    blocks: dict[int, list[tuple[int, int | None]]] = {}
-    for code, folded in sorted(fts5_chars.folds().items()):
-        if code > 0x7F:
-            blocks.setdefault(code >> 8, []).append((code, folded))
-    return blocks
+def _non_ascii_folds() -> list[tuple[int, int | None]]:
+    """FTS5's folds of non-ASCII characters (code point, folded code point or None when removed)."""
+    return sorted((c, f) for c, f in fts5_chars.folds().items() if c > 0x7F)
 
 
 def fts5_fold_sql() -> str:
@@ -509,8 +505,8 @@ def fts5_fold_sql() -> str:
     compares each character with every entry of its table, so the whole table (1,273 entries) made a text
     with accents 25x slower to index than `to_tsvector`: the table is cut to the characters `t` has.
     plpgsql, not SQL: a plpgsql function's statements are planned once a session, an SQL function's body
-    once per call of the function calling it (which made indexing 4x slower)."""
-    folds = sorted((c, f) for entries in _non_ascii_folds().values() for c, f in entries)
+    once per call of the function calling it (which made indexing 5x slower)."""
+    folds = _non_ascii_folds()
     sources = _literal("".join(chr(c) for c, f in folds if f is not None))
     targets = _literal("".join(chr(f) for _, f in folds if f is not None))
     others = _char_class(_ranges([c for c, _ in folds]), "+").replace("E'[", "E'[^", 1)
@@ -545,7 +541,7 @@ def fts5_tokens_sql() -> str:
 def fts5_tsvector_sql() -> str:
     """`fts5_tsvector(t)`: the tsvector of FTS5's tokens of `t`, each at its token number (so `<->` is FTS5's
     phrase), built from tsvector text: PostgreSQL's parser (`to_tsvector`) splits and drops by rules of its
-    own, even in text of [0-9a-z ] alone ("0318e6lq" is two words to it). A token longer than a lexeme can
+    own, even in text of [0-9a-z ] alone ("0318e6lqlyur3i8su" is "0318e6" and "lqlyur3i8su" to it). A token longer than a lexeme can
     be is left out (FTS5 indexes it); positions past the last a tsvector holds are held at it."""
     quoted = "'''' || w || ''':' || least(n, " + str(TSVECTOR_MAX_POSITION) + ")"
     return (
