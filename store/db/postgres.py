@@ -280,9 +280,8 @@ class BulkInsert:
     columns: tuple[str, ...]
     #: The statement's ON CONFLICT clause ("" for none): kept word for word on the INSERT ... SELECT.
     conflict: str
-    #: The DO UPDATE target: a batch keeps the last row of each key, as SQLite's INSERT OR REPLACE does
-    #: (one statement may not update a row twice: "ON CONFLICT DO UPDATE command cannot affect row a
-    #: second time").
+    #: The DO UPDATE target. One statement may not update a row twice ("ON CONFLICT DO UPDATE command
+    #: cannot affect row a second time"), so a batch repeating a key is folded first (`from_stage`).
     keys: tuple[str, ...]
 
     @property
@@ -300,15 +299,23 @@ class BulkInsert:
 
     def from_stage(self) -> str:
         """One INSERT ... SELECT of the staged batch in its order (identities and row triggers follow it),
-        emptying the staging table for the next batch of this transaction."""
+        emptying the staging table for the next batch of this transaction.
+
+        A repeated key leaves one row: the last one's values in the first one's place, as row-by-row
+        statements left it (the first inserted, each later one updating it; SQLite's INSERT OR REPLACE
+        keeps the last values too). Keys are compared by PostgreSQL, as the conflict is."""
         cols = ", ".join(self.columns)
-        source = "batch"
+        source, order = "batch", "_ord"
         if self.keys:
             keys = ", ".join(self.keys)
-            source = f"(SELECT DISTINCT ON ({keys}) * FROM batch ORDER BY {keys}, _ord DESC) AS last"
+            source = (
+                f"(SELECT DISTINCT ON ({keys}) *, min(_ord) OVER (PARTITION BY {keys}) AS _first "
+                f"FROM batch ORDER BY {keys}, _ord DESC) AS last"
+            )
+            order = "_first"
         return (
             f"WITH batch AS (DELETE FROM {self.stage} RETURNING *) "
-            f"INSERT INTO {self.table} ({cols}) SELECT {cols} FROM {source} ORDER BY _ord {self.conflict}"
+            f"INSERT INTO {self.table} ({cols}) SELECT {cols} FROM {source} ORDER BY {order} {self.conflict}"
         ).rstrip()
 
 
