@@ -6,6 +6,7 @@ refused as before; a value COPY would read differently (a float) keeps executema
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 from store.db import postgres
 from store.db.connection import open_database
 from store.db.ingest import ingest
-from store.db.postgres import COPY_MIN_ROWS, PgDatabase, PostgresError
+from store.db.postgres import COPY_MIN_ROWS, PgDatabase, PostgresError, bulk_insert, translate
 from store.db.schema import COLUMNS
 from tests.conftest import FIXTURE_RECORDINGS, fresh_postgres_database
 
@@ -35,6 +36,30 @@ AWKWARD = [
     "\x01\x1b[31m control \x7f",
 ]
 BATCH = 24  # >= COPY_MIN_ROWS: COPY unless forced off
+
+
+def test_which_statements_copy_and_how() -> None:
+    """(no server) A VALUES list of placeholders alone is copied, its conflict clause kept as written; the
+    clause is sent without parameters, so a literal `%` is no longer doubled there."""
+
+    def bulk(sql: str) -> postgres.BulkInsert | None:
+        return bulk_insert(re.sub(r"\s+RETURNING id$", "", translate(sql)[0] or ""))
+
+    replace = bulk(FINDINGS_SQL)
+    assert replace is not None and replace.keys == ("id",) and replace.columns == COLUMNS["findings"]
+    assert "ON CONFLICT (id) DO UPDATE SET run_key = EXCLUDED.run_key" in replace.from_stage()
+    ignore = bulk("INSERT OR IGNORE INTO sources (path, recording_id, seen_at) VALUES (?, ?, ?)")
+    assert ignore is not None and (ignore.conflict, ignore.keys) == ("ON CONFLICT DO NOTHING", ())
+    plain = bulk("INSERT INTO labels (uid, verdict) VALUES (?, ?)")  # its RETURNING id is not read here
+    assert plain is not None and (plain.table, plain.conflict) == ("labels", "")
+    percent = bulk(
+        "INSERT INTO quarantine (path, code, reason) VALUES (?, ?, ?) "
+        "ON CONFLICT (path, code) DO UPDATE SET reason = excluded.reason || ' (100% sure)'"
+    )
+    assert percent is not None and percent.from_stage().endswith("|| ' (100% sure)'")
+    assert bulk("INSERT INTO findings (id, seq) VALUES (?, 1)") is None, "a literal in VALUES"
+    assert bulk("INSERT INTO findings (id) SELECT id FROM runs WHERE key = ?") is None
+    assert bulk("UPDATE findings SET seq = ? WHERE id = ?") is None
 
 
 @pytest.fixture(scope="module")

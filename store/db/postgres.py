@@ -329,6 +329,7 @@ def bulk_insert(text: str) -> BulkInsert | None:
     conflict = m.group(3)
     if len(columns) != text.count("%s") or (conflict and not conflict.upper().startswith("ON CONFLICT")):
         return None
+    conflict = conflict.replace("%%", "%")  # the INSERT ... SELECT is sent without parameters
     update = _CONFLICT_UPDATE.match(conflict)
     keys = tuple(k.strip() for k in update.group(1).split(",")) if update else ()
     return BulkInsert(m.group(1), columns, conflict, keys)
