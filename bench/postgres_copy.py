@@ -1,13 +1,17 @@
-"""executemany beside COPY for the writer's batches on PostgreSQL, by batch size: where COPY starts to pay
+"""executemany beside COPY for the writer's batches on PostgreSQL: where COPY starts to pay
 (`store.db.postgres.COPY_MIN_ROWS`).
 
     python -m bench.postgres_copy [--server URL] [--runs 200] [--sizes 1,2,4,8,16,32,128] [--rounds 5]
+    python -m bench.postgres_copy --ingest [--thresholds 4,8,16,32,never] [--runs 1000] [--rounds 4]
 
-The rows are real: a generated corpus (bench.corpus, `--runs` runs) extracted as ingest extracts it. A
-measurement writes ROWS rows of one table as batches of N rows through the writer's own statement (the
-first column of each row made unique, so every batch is new rows), in one transaction as a group commit
-is; both ways in each round, in alternating order. Printed: microseconds a batch, median (min-max) over
-the rounds, and COPY / executemany.
+The rows are real: a generated corpus (bench.corpus, `--runs` runs, ten a file) extracted as ingest
+extracts it. By batch size (the default): a measurement writes ROWS rows of one table as batches of N rows
+through the writer's own statement (the first column of each row made unique, so every batch is new
+rows), in one transaction as a group commit is; both ways in each round, in alternating order; printed:
+microseconds a batch, median (min-max) over the rounds, and COPY / executemany. With `--ingest`: the whole
+corpus ingested into a fresh database at each COPY_MIN_ROWS (`never`: executemany alone), the thresholds
+in alternating order each round; printed: wall seconds and CPU seconds (this process plus its PostgreSQL
+backend, when the server runs here), median (min-max). On a shared machine the CPU figure is the steadier.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.postgres import DEFAULT_SERVER, fresh_database
+from bench.postgres import DEFAULT_SERVER, fresh_database, ingest_seconds, spread
 
 #: Rows each measurement writes (as ROWS // N batches of N).
 ROWS = 512
@@ -30,16 +34,20 @@ TABLES = ("events", "findings", "tool_calls", "runs", "search_text")
 _unique = itertools.count()
 
 
-def corpus_rows(runs: int, tmp: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Each table's rows, as the writer gets them, from a generated corpus of `runs` runs."""
+def make_corpus(runs: int, tmp: Path) -> list[Path]:
     from bench.corpus import generate_corpus
+
+    return generate_corpus(tmp / "corpus", runs=runs, runs_per_file=10, snapshot_heavy=False, workers=1).paths
+
+
+def corpus_rows(paths: list[Path]) -> dict[str, list[tuple[Any, ...]]]:
+    """Each table's rows, as the writer gets them, from the recordings at `paths`."""
     from store.db.writer import to_tuples
     from store.reading.decode import decode_recording
     from store.reading.extract import extract
 
-    info = generate_corpus(tmp / "corpus", runs=runs, runs_per_file=10, snapshot_heavy=False, workers=1)
     rows: dict[str, list[tuple[Any, ...]]] = {t: [] for t in TABLES}
-    for path in info.paths:
+    for path in paths:
         data = path.read_bytes()
         x = extract(
             decode_recording(data, str(path)),
@@ -93,10 +101,49 @@ def seconds_a_batch(db: Any, table: str, rows: list[tuple[Any, ...]], size: int,
     return (time.perf_counter() - started) / len(todo)
 
 
-def main(argv: list[str] | None = None) -> int:
+def by_batch_size(server: str, rows: dict[str, list[tuple[Any, ...]]], sizes: list[int], rounds: int) -> None:
     from store.db import postgres
     from store.db.connection import open_database
 
+    ways = {"executemany": 10**9, "copy": 1}  # COPY_MIN_ROWS that forces each way
+    with fresh_database(server) as url:
+        db = open_database(url)
+        recording_id = (
+            db.execute(
+                "INSERT INTO recordings (sha256, source, container, form, bytes, events, runs, has_snapshot, "
+                "extractor_version, ingested_at) VALUES ('bench', 'bench', 'bench', 'bare', 0, 0, 0, 0, 0, '')"
+            ).lastrowid
+            or 0
+        )
+        for table in TABLES:
+            for size in sizes:
+                times: dict[str, list[float]] = {w: [] for w in ways}
+                for n in range(rounds):
+                    for way in list(ways)[:: 1 if n % 2 else -1]:
+                        postgres.COPY_MIN_ROWS = ways[way]
+                        times[way].append(seconds_a_batch(db, table, rows[table], size, recording_id) * 1e6)
+                many, copy = (statistics.median(times[w]) for w in ways)
+                shown = "   ".join(f"{w} {spread(t)} us" for w, t in times.items())
+                print(f"{table:>11} x{size:<4} {shown}   copy/executemany = {copy / many:.2f}x")
+        db.close()
+
+
+def by_threshold(server: str, corpus: Path, thresholds: list[str], rounds: int) -> None:
+    from store.db import postgres
+
+    figures: dict[str, tuple[list[float], list[float]]] = {t: ([], []) for t in thresholds}
+    for n in range(rounds):
+        for threshold in thresholds if n % 2 == 0 else thresholds[::-1]:
+            postgres.COPY_MIN_ROWS = 10**9 if threshold == "never" else int(threshold)
+            with fresh_database(server) as url:
+                wall, cpu = ingest_seconds(url, corpus)
+            figures[threshold][0].append(wall)
+            figures[threshold][1].append(cpu)
+    for threshold, (walls, cpus) in figures.items():
+        print(f"COPY_MIN_ROWS {threshold:>5}: wall {spread(walls)} s   cpu {spread(cpus)} s")
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -104,32 +151,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--sizes", default="1,2,4,8,16,32,128")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--ingest", action="store_true", help="time whole ingests at each threshold")
+    parser.add_argument("--thresholds", default="4,8,16,32,never")
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
-    ways = {"executemany": 10**9, "copy": 1}  # COPY_MIN_ROWS that forces each way
     with tempfile.TemporaryDirectory(prefix="bench-pg-copy-") as tmp_name:
-        rows = corpus_rows(args.runs, Path(tmp_name))
-        print({t: len(r) for t, r in rows.items()}, f"rows; {ROWS} rows a measurement, {args.rounds} rounds")
-        with fresh_database(args.server) as url:
-            db = open_database(url)
-            recording_id = db.execute(
-                "INSERT INTO recordings (sha256, source, container, form, bytes, events, runs, has_snapshot, "
-                "extractor_version, ingested_at) VALUES ('bench', 'bench', 'bench', 'bare', 0, 0, 0, 0, 0, '')"
-            ).lastrowid
-            for table in TABLES:
-                for size in sizes:
-                    times: dict[str, list[float]] = {w: [] for w in ways}
-                    for n in range(args.rounds):
-                        for way in list(ways)[:: 1 if n % 2 else -1]:
-                            postgres.COPY_MIN_ROWS = ways[way]
-                            times[way].append(seconds_a_batch(db, table, rows[table], size, recording_id))
-                    many, copy = (statistics.median(times[w]) * 1e6 for w in ways)
-                    shown = "   ".join(
-                        f"{w} {statistics.median(t) * 1e6:8.0f} us ({min(t) * 1e6:.0f}-{max(t) * 1e6:.0f})"
-                        for w, t in times.items()
-                    )
-                    print(f"{table:>11} x{size:<4} {shown}   copy/executemany = {copy / many:.2f}x")
-            db.close()
+        paths = make_corpus(args.runs, Path(tmp_name))
+        print(f"corpus: {args.runs} runs in {len(paths)} files; {args.rounds} rounds (median, min-max)")
+        if args.ingest:
+            by_threshold(args.server, Path(tmp_name) / "corpus", args.thresholds.split(","), args.rounds)
+        else:
+            rows = corpus_rows(paths)
+            print({t: len(r) for t, r in rows.items()}, f"rows; {ROWS} rows a measurement")
+            by_batch_size(args.server, rows, [int(s) for s in args.sizes.split(",")], args.rounds)
+        print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
