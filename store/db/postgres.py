@@ -15,6 +15,18 @@ with `executemany`; `close`), translating on the way the SQLite-only constructs 
 * `rowid`: the tables the store reads `rowid` of (runs, findings, coverage) carry a real identity column of
   that name on PostgreSQL; `SELECT *` does not return it (as SQLite does not);
 * the PRAGMAs ingest tunes SQLite with are no-ops here (`NOOP_PRAGMAS`); any other PRAGMA is an error;
+* bulk rows: an `executemany` of COPY_MIN_ROWS or more rows of an `INSERT ... VALUES (?, ...)` (each row
+  table ingest writes) goes through COPY instead of one statement a row. A plain INSERT is copied straight
+  into its table; one with an ON CONFLICT clause (what INSERT OR REPLACE / OR IGNORE become) is copied
+  into a temporary staging table of the session (one per table and column list, emptied at commit) and
+  moved by one `INSERT ... SELECT ... ORDER BY` its ordinal carrying the same clause, so identities
+  (`rowid`) are given in the same order and the tallies' triggers fire on the real table as before. A key
+  repeated within a batch is folded first (the last row's values in the first row's place, what the row
+  by row statements left: one statement may not update a row twice). A batch holding a value COPY's text
+  would store differently (a float, bytes) stays on executemany; a NUL, or an integer past 64 bits, is
+  refused either way. Measured (`python -m bench.postgres_copy --ingest`, bench/RESULTS.md): an ingest
+  takes about a tenth less CPU; a staged batch is three round trips where a pipelined executemany is
+  one, so the wall-clock gain is smaller and, on this shared machine, within the noise;
 * SQLite functions the SQL uses (`json_each`, `json_extract`, `json_valid`) and `sqlite_master` exist as
   small SQL shims created by the first PostgreSQL migration (`schema_pg`).
 
@@ -257,8 +269,10 @@ def _param(value: Any) -> Any:
 
 
 #: An `executemany` of at least this many rows is written with COPY (`PgDatabase.executemany`); fewer stay
-#: on psycopg's pipelined executemany, which needs no staging round trips (`python -m bench.postgres_copy`).
-COPY_MIN_ROWS = 8
+#: on psycopg's pipelined executemany: one round trip, where a staged COPY takes three. Measured (`python -m
+#: bench.postgres_copy --ingest`, bench/RESULTS.md): 8 and 16 save the same CPU, 16 less wall time in two
+#: runs of three, and batches of about ten (a recording's run sources, its tool calls) took longer copied.
+COPY_MIN_ROWS = 16
 
 #: The Python types COPY's text form stores exactly as executemany's parameters are stored (a bool written
 #: as its integer, as `_param` does). A batch holding anything else keeps executemany: PostgreSQL casts a
