@@ -24,9 +24,9 @@ with `executemany`; `close`), translating on the way the SQLite-only constructs 
   repeated within a batch is folded first (the last row's values in the first row's place, what the row
   by row statements left: one statement may not update a row twice). A batch holding a value COPY's text
   would store differently (a float, bytes) stays on executemany; a NUL, or an integer past 64 bits, is
-  refused either way. Measured (`python -m bench.postgres_copy --ingest`, bench/RESULTS.md): an ingest
-  takes about a tenth less CPU; a staged batch is three round trips where a pipelined executemany is
-  one, so the wall-clock gain is smaller and, on this shared machine, within the noise;
+  refused either way. Measured (`python -m bench.postgres`, `python -m bench.postgres_copy --ingest`,
+  bench/RESULTS.md): an ingest takes 7-15% less CPU; the wall-clock gain is smaller and noisier (a
+  staged batch is three round trips where a pipelined executemany is one);
 * SQLite functions the SQL uses (`json_each`, `json_extract`, `json_valid`) and `sqlite_master` exist as
   small SQL shims created by the first PostgreSQL migration (`schema_pg`).
 
@@ -270,8 +270,9 @@ def _param(value: Any) -> Any:
 
 #: An `executemany` of at least this many rows is written with COPY (`PgDatabase.executemany`); fewer stay
 #: on psycopg's pipelined executemany: one round trip, where a staged COPY takes three. Measured (`python -m
-#: bench.postgres_copy --ingest`, bench/RESULTS.md): 8 and 16 save the same CPU, 16 less wall time in two
-#: runs of three, and batches of about ten (a recording's run sources, its tool calls) took longer copied.
+#: bench.postgres_copy`, bench/RESULTS.md): 8 and 16 could not be told apart in a whole ingest, batches of
+#: about ten (a recording's run sources, its tool calls) took longer copied, and over a network each round
+#: trip costs more.
 COPY_MIN_ROWS = 16
 
 #: The Python types COPY's text form stores exactly as executemany's parameters are stored (a bool written
