@@ -78,9 +78,7 @@ def test_the_sqlite_only_constructs_are_translated() -> None:
     assert translate("INSERT INTO search (rowid, text) VALUES (?, ?)") == (None, False)
     assert translate("PRAGMA cache_size = -1000") == (None, False)
     matched, _ = translate("SELECT s.rowid FROM search s WHERE search MATCH ? AND x LIKE '50%'")
-    assert matched == (
-        "SELECT s.rowid FROM search s WHERE s.tsv @@ plainto_tsquery('simple', %s) AND x LIKE '50%%'"
-    )
+    assert matched == "SELECT s.rowid FROM search s WHERE s.tsv @@ fts5_query(%s) AND x LIKE '50%%'"
     derived, _ = translate("SELECT count(*) FROM (SELECT 1 FROM runs LIMIT ?)")
     assert derived == "SELECT count(*) FROM (SELECT 1 FROM runs LIMIT %s) AS _d0"
     with pytest.raises(PostgresError, match="PRAGMA table_info has no PostgreSQL form"):

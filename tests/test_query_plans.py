@@ -17,7 +17,7 @@ import pytest
 from sqlite_utils import Database
 
 from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
-from store import findings, labels, packs, runs
+from store import findings, labels, packs, runs, search
 from store.db.connection import open_database
 from store.db.statistics import statistics_stale
 
@@ -190,23 +190,27 @@ def test_open_and_ingest_keep_the_statistics_current(built: Path, tmp_path: Path
 
 
 @pytest.mark.parametrize(
-    ("rare", "common", "marker"),
+    ("read", "marker"),
     [
-        (10**9, 10**9, "r.rowid IN (SELECT"),
-        (1, 10**9, "+r.rowid IN (SELECT"),
-        (1, 100, "s.rowid >= (r.rowid"),
+        (search.SearchRead("drive"), "r.rowid IN (SELECT"),
+        (search.SearchRead("gather"), "+r.rowid IN (SELECT"),
+        (search.SearchRead("window", RUNS, RUNS - 1), "s.rowid >= (r.rowid"),
+        (search.SearchRead("window", RUNS - 99, RUNS), "CASE WHEN r.rowid BETWEEN"),
     ],
-    ids=["rare word: read its runs and sort", "middling: walk and test a match set", "common: seek per run"],
+    ids=[
+        "rare word: read its runs and sort",
+        "middling: walk and test a match set",
+        "empty window: seek per run",
+        "window: test the newest runs' matches, seek the rest",
+    ],
 )
 def test_each_way_of_reading_a_search_page_gives_the_same_pages(
-    store: Database, monkeypatch: pytest.MonkeyPatch, rare: int, common: int, marker: str
+    store: Database, monkeypatch: pytest.MonkeyPatch, read: search.SearchRead, marker: str
 ) -> None:
-    monkeypatch.setattr(runs, "COMMON_DOCS", 10**9)
-    monkeypatch.setattr(runs, "RARE_DOCS", 10**9)
+    monkeypatch.setattr(search, "search_read", lambda db, query, walk: search.DRIVE)
     first = runs.runs_page(store, search="incidents", limit=60)
     second = runs.runs_page(store, search="incidents", after=first[-1]["cursor"], limit=60)
-    monkeypatch.setattr(runs, "COMMON_DOCS", common)  # "incidents" is in every answer (3,000 documents)
-    monkeypatch.setattr(runs, "RARE_DOCS", rare)
+    monkeypatch.setattr(search, "search_read", lambda db, query, walk: read)  # "incidents": every answer
     statements = _statements(store, lambda: runs.runs_page(store, search="incidents", limit=60))
     assert any(marker in s for s in statements)
     assert not any(_problems(store, s) for s in statements)
