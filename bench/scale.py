@@ -322,6 +322,7 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
 
     return [
         ("runs screen first page, no filter", runs_screen()),
+        ("runs screen first page, most findings first", runs_screen(sort="most-findings")),
         ("runs screen count, no filter", lambda: runs.count_runs_at_most(db)),
         (f"runs page by finding kind (common: {common_kind})", runs_screen(kind=common_kind)),
         (

@@ -586,6 +586,11 @@ def pg_m015_search_tokens_as_fts5(db: PgDatabase) -> None:
     db.execute("CREATE VIEW search AS SELECT id AS rowid, tsv FROM search_text")
 
 
+def pg_m016_runs_by_most_findings(db: PgDatabase) -> None:
+    """m016's index (its expression in parentheses)."""
+    db.execute("CREATE INDEX runs_most_findings ON runs(findings, (coalesce(started_ms, -1)), key)")
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -603,6 +608,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m013_queue_order": pg_m013_queue_order,
     "m014_run_sources": pg_m014_run_sources,
     "m015_search_tokens_as_fts5": pg_m015_search_tokens_as_fts5,
+    "m016_runs_by_most_findings": pg_m016_runs_by_most_findings,
 }
 
 
