@@ -104,10 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def replicated_store(source: Path, copies: int) -> Path:
     """`source` (a store the real ingest built from the corpus writer's files) with its runs, findings and
     full-text documents repeated `copies` times under new keys and later start times (copy c adds `~c` to
@@ -172,3 +168,7 @@ def replicated_store(source: Path, copies: int) -> Path:
     db.close()
     marker.write_text(f"{source.name} x {copies}\n")
     return target
+
+
+if __name__ == "__main__":
+    sys.exit(main())

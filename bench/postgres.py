@@ -1,13 +1,18 @@
 """SQLite beside PostgreSQL, printed as ratios (median, min and max of 3 rounds):
 
 - ingest: the same generated corpus (bench.corpus, `--runs` small runs) into a fresh SQLite file and into a
-  fresh PostgreSQL database, seconds end to end (one process each, as `reviewer ingest` runs it);
+  fresh PostgreSQL database, seconds end to end (one process each, as `reviewer ingest` runs it), and the
+  CPU seconds it took (this process, plus its PostgreSQL backend when the server is on this machine):
+  on a machine others load, CPU time says what wall time cannot;
 - label writes/s with 8 concurrent reviewers: 8 processes, each appending `--labels` labels on its own
   connection (SQLite: one WAL file; PostgreSQL: one database), wall time from the start signal.
 
     python -m bench.postgres [--server postgresql://postgres@127.0.0.1:5432/test] [--runs 2000] [--labels 200]
+                             [--no-labels]
 
-The server defaults to $REVIEWER_TEST_POSTGRES, else the local one; each round uses a database of its own,
+The backends alternate within each round (SQLite first in odd rounds, PostgreSQL in even ones) and each
+ratio is taken within a round, so a load that changes while the benchmark runs moves both sides. The
+server defaults to $REVIEWER_TEST_POSTGRES, else the local one; each round uses a database of its own,
 dropped after. The runs page and queue at 1,000,000 runs on PostgreSQL: `python -m bench.postgres_million`.
 """
 
@@ -21,14 +26,16 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/test"
 ROUNDS = 3
+BACKENDS = ("sqlite", "postgresql")
 REVIEWERS = 8
 
 LABELLER = """
@@ -82,17 +89,39 @@ def fresh_target(backend: str, server: str, tmp: Path) -> Iterator[str]:
         yield url
 
 
-def ingest_seconds(target: str, corpus: Path) -> float:
+def _backend_pid(db: Any) -> int | None:
+    """The PostgreSQL backend serving `db` when it runs on this machine (its CPU time is then readable)."""
+    from store.db.postgres import is_postgres
+
+    if not is_postgres(db):
+        return None
+    pid = int(db.execute("SELECT pg_backend_pid()").fetchone()[0])
+    comm = Path(f"/proc/{pid}/comm")
+    return pid if comm.exists() and comm.read_text().strip() == "postgres" else None
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """CPU seconds (user + system) of this process, plus those of process `pid`."""
+    own = time.process_time()
+    if pid is None:
+        return own
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return own + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ingest_seconds(target: str, corpus: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ingest of `corpus` into `target`."""
     from store.db.connection import open_database
     from store.db.ingest import ingest
 
     db = open_database(target)
-    started = time.perf_counter()
+    backend = _backend_pid(db)
+    started, cpu = time.perf_counter(), _cpu_seconds(backend)
     report = ingest(db, [corpus], db_path=target, workers=1)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds(backend) - cpu
     db.close()
     assert report.stored > 0 and not report.quarantined, report
-    return seconds
+    return seconds, cpu
 
 
 def label_rate(target: str, corpus: Path, per_reviewer: int) -> float:
@@ -122,9 +151,8 @@ def label_rate(target: str, corpus: Path, per_reviewer: int) -> float:
     return REVIEWERS * per_reviewer / (max(ends) - start_at)
 
 
-def three(measure: Callable[[], float]) -> tuple[float, float, float]:
-    values = [measure() for _ in range(ROUNDS)]
-    return statistics.median(values), min(values), max(values)
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):9.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server", default=os.environ.get("REVIEWER_TEST_POSTGRES") or DEFAULT_SERVER)
     parser.add_argument("--runs", type=int, default=2000, help="runs in the generated corpus")
     parser.add_argument("--labels", type=int, default=200, help="labels each of the 8 reviewers writes")
+    parser.add_argument("--no-labels", action="store_true", help="time ingest alone")
     args = parser.parse_args(argv)
     from bench.corpus import generate_corpus
 
@@ -142,25 +171,28 @@ def main(argv: list[str] | None = None) -> int:
         corpus = tmp / "corpus"
         info = generate_corpus(corpus, runs=args.runs, runs_per_file=10, snapshot_heavy=False, workers=1)
         print(f"corpus: {args.runs} runs, {info.bytes / 1e6:.1f} MB; {ROUNDS} rounds each (median, min-max)")
-        figures: dict[str, dict[str, tuple[float, float, float]]] = {}
-        for backend in ("sqlite", "postgresql"):
-
-            def ingest_once(b: str = backend) -> float:
-                with fresh_target(b, args.server, tmp) as target:
-                    return ingest_seconds(target, corpus)
-
-            def labels_once(b: str = backend) -> float:
-                with fresh_target(b, args.server, tmp) as target:
-                    return label_rate(target, corpus, args.labels)
-
-            figures[backend] = {"ingest_s": three(ingest_once), "labels_per_s": three(labels_once)}
-        for name, unit in (("ingest_s", "s"), ("labels_per_s", "labels/s")):
+        names = {"ingest_s": "s", "ingest_cpu_s": "s"} | (
+            {} if args.no_labels else {"labels_per_s": "labels/s"}
+        )
+        figures: dict[str, dict[str, list[float]]] = {b: {name: [] for name in names} for b in BACKENDS}
+        for n in range(ROUNDS):
+            for backend in BACKENDS if n % 2 == 0 else BACKENDS[::-1]:
+                with fresh_target(backend, args.server, tmp) as target:
+                    wall, cpu = ingest_seconds(target, corpus)
+                figures[backend]["ingest_s"].append(wall)
+                figures[backend]["ingest_cpu_s"].append(cpu)
+                if not args.no_labels:
+                    with fresh_target(backend, args.server, tmp) as target:
+                        figures[backend]["labels_per_s"].append(label_rate(target, corpus, args.labels))
+        for name, unit in names.items():
             lite, pg = figures["sqlite"][name], figures["postgresql"][name]
+            ratios = [p / q for p, q in zip(pg, lite, strict=True)]
             print(
-                f"{name:>13}: sqlite {lite[0]:9.2f} {unit} ({lite[1]:.2f}-{lite[2]:.2f})   "
-                f"postgresql {pg[0]:9.2f} {unit} ({pg[1]:.2f}-{pg[2]:.2f})   "
-                f"postgresql/sqlite = {pg[0] / lite[0]:.2f}x"
+                f"{name:>13}: sqlite {spread(lite)} {unit}   postgresql {spread(pg)} {unit}   "
+                f"postgresql/sqlite = {statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}, "
+                "within each round)"
             )
+        print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

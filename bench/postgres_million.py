@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.postgres import database_url, drop_database
-from bench.scale import BUDGET_S, label_share, ms, render, repeat, screen_cases
+from bench.scale import BUDGET_S, label_share, ms, pick_words, render, repeat, screen_cases
 
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_million"
@@ -65,20 +65,21 @@ def ingest_base(url: str, base_runs: int) -> float:
     return seconds
 
 
-def words(conn: Any) -> tuple[str, str]:
-    """The commonest word (5+ letters) of the full-text index, and the rarest plain word (letters, 6+)."""
-    # the base's documents (a copy's are the same text)
+def words(conn: Any) -> dict[str, str]:
+    """`bench.scale.pick_words` of the full-text index: the base's documents counted (`ts_stat`), times the
+    copies (a copy's documents are the base's text)."""
+    from store.search import PG_RARE_DOCS
+
     stat = (
         "ts_stat('SELECT t.tsv FROM search_text t JOIN search_docs d ON d.id = t.id "
         "WHERE strpos(d.run_key, ''~'') = 0')"
     )
-    common = conn.execute(
-        f"SELECT word FROM {stat} WHERE length(word) > 4 ORDER BY ndoc DESC, word LIMIT 1"
+    base, total = conn.execute(
+        "SELECT count(*) FILTER (WHERE strpos(run_key, '~') = 0), count(*) FROM search_docs"
     ).fetchone()
-    rare = conn.execute(
-        f"SELECT word FROM {stat} WHERE length(word) > 5 AND word ~ '^[a-z]+$' ORDER BY ndoc, word LIMIT 1"
-    ).fetchone()
-    return str(common[0]), str(rare[0])
+    copies = max(1, round(total / max(1, base)))
+    counts = [(str(w), int(n) * copies) for w, n in conn.execute(f"SELECT word, ndoc FROM {stat}")]
+    return pick_words(counts, PG_RARE_DOCS)
 
 
 def replicate(url: str, copies: int) -> float:
@@ -108,7 +109,7 @@ def replicate(url: str, copies: int) -> float:
             renamed = {
                 "key": f"key || {tag}",
                 "run_id": f"run_id || {tag}",
-                "started_ms": f"started_ms + c * {span}",
+                "started_ms": f"started_ms + c::bigint * {span}",  # int4 c times a span overflows past ~20 copies
             }
             run_cols = COLUMNS["runs"]
             conn.execute(
@@ -182,7 +183,7 @@ def finish(url: str) -> None:
     print(f"tallies recounted and checked, VACUUM ANALYZE: {time.perf_counter() - started:.0f} s", flush=True)
 
 
-def screen_rows(url: str, common: str, rare: str, repeats: int) -> list[list[str]]:
+def screen_rows(url: str, words: dict[str, str], repeats: int) -> list[list[str]]:
     from store import runs
     from store.db.connection import open_database
 
@@ -190,7 +191,7 @@ def screen_rows(url: str, common: str, rare: str, repeats: int) -> list[list[str
     label_share(db, 1_000)
     n_runs = runs.count_runs(db)
     rows = []
-    for name, fn in screen_cases(db, common, rare):
+    for name, fn in screen_cases(db, words):
         spread = repeat(fn, max(repeats, 5))
         met = "yes" if spread.median < BUDGET_S else "NO"
         rows.append(
@@ -235,15 +236,13 @@ def main(argv: list[str] | None = None) -> int:
         if not args.reuse:
             recreate_database(args.server, args.database)
             ingest_base(url, args.base_runs)
-            with psycopg.connect(url, autocommit=True) as conn:
-                common, rare = words(conn)
             replicate(url, args.copies)
         else:
-            with psycopg.connect(url, autocommit=True) as conn:
-                common, rare = words(conn)
             finish(url)
-        print(f"words: common {common!r}, rare {rare!r}; load {os.getloadavg()}", flush=True)
-        rows = screen_rows(url, common, rare, args.repeats)
+        with psycopg.connect(url, autocommit=True) as conn:
+            chosen = words(conn)
+        print(f"words: {chosen}; load {os.getloadavg()}", flush=True)
+        rows = screen_rows(url, chosen, args.repeats)
     finally:
         if not args.keep:
             drop_database(args.server, args.database)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import statistics
 import sys
 import tempfile
@@ -249,16 +250,34 @@ def _met(ok: bool) -> str:
 # -- screens at a million runs -----------------------------------------------------------------------------
 
 
-def _words(db: Any) -> tuple[str, str]:
-    """The commonest word of the full-text index, and the rarest plain word (letters only, 6+ long)."""
+def pick_words(counts: list[tuple[str, int]], rare_bound: int) -> dict[str, str]:
+    """The search words the screens are timed with, from (word, documents holding it): the rarest plain word
+    (letters only, 6+ long), the plain words (4+) just under and just over `rare_bound` (where a page stops
+    reading a word's runs and sorting them), a middling one (the geometric middle between that bound and the
+    commonest) and the commonest word (5+ long)."""
+    plain = [(w, n) for w, n in counts if w.isascii() and w.isalpha() and len(w) > 3]
+    common = max((c for c in counts if len(c[0]) > 4), key=lambda c: (c[1], c[0]))
+    middle = math.sqrt(rare_bound * common[1])
+    return {
+        "rare": min((c for c in plain if len(c[0]) > 5), key=lambda c: (c[1], c[0]))[0],
+        "just under the rare bound": max((c for c in plain if c[1] < rare_bound), key=lambda c: (c[1], c[0]))[
+            0
+        ],
+        "just over the rare bound": min((c for c in plain if c[1] >= rare_bound), key=lambda c: (c[1], c[0]))[
+            0
+        ],
+        "middling": min(plain, key=lambda c: (abs(math.log(c[1] / middle)), c[0]))[0],
+        "common": common[0],
+    }
+
+
+def _words(db: Any) -> dict[str, str]:
+    """`pick_words` of the full-text index (FTS5's own counts: a scan of its whole vocabulary, once)."""
+    from store.search import RARE_DOCS
+
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, search, 'row')")
-    common = db.execute(
-        "SELECT term FROM temp.vocab WHERE length(term) > 4 ORDER BY doc DESC LIMIT 1"
-    ).fetchone()
-    rare = db.execute(
-        "SELECT term FROM temp.vocab WHERE length(term) > 5 AND term NOT GLOB '*[^a-z]*' ORDER BY doc LIMIT 1"
-    ).fetchone()
-    return str(common[0]), str(rare[0])
+    counts = [(str(t), int(n)) for t, n in db.execute("SELECT term, doc FROM temp.vocab")]
+    return pick_words(counts, RARE_DOCS)
 
 
 def label_share(db: Any, n: int = 2_000) -> None:
@@ -272,7 +291,7 @@ def label_share(db: Any, n: int = 2_000) -> None:
         label_finding(db, fid, verdicts_for(kind)[0], "bench")
 
 
-def screen_cases(db: Any, common: str, rare: str) -> list[tuple[str, Callable[[], Any]]]:
+def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[], Any]]]:
     """Every screen query, as the app's service calls it, on `db` (SQLite or PostgreSQL): the runs screen's
     pages and counts by filter and search word, the facets, and the queue's first page in every order."""
     from store import findings, labels, runs
@@ -303,6 +322,7 @@ def screen_cases(db: Any, common: str, rare: str) -> list[tuple[str, Callable[[]
 
     return [
         ("runs screen first page, no filter", runs_screen()),
+        ("runs screen first page, most findings first", runs_screen(sort="most-findings")),
         ("runs screen count, no filter", lambda: runs.count_runs_at_most(db)),
         (f"runs page by finding kind (common: {common_kind})", runs_screen(kind=common_kind)),
         (
@@ -318,13 +338,17 @@ def screen_cases(db: Any, common: str, rare: str) -> list[tuple[str, Callable[[]
         ("runs count by outcome (refused)", lambda: runs.count_runs_at_most(db, outcome="refused")),
         (f"runs page by agent ({agent})", runs_screen(agent=agent)),
         (f"runs count by agent ({agent})", lambda: runs.count_runs_at_most(db, agent=agent)),
-        (f"full-text search page (common word: {common})", runs_screen(search=common)),
-        (
-            f"full-text search count (common word: {common})",
-            lambda: runs.count_runs_at_most(db, search=common),
+        *(
+            case
+            for label, word in words.items()
+            for case in (
+                (f"full-text search page ({label} word: {word})", runs_screen(search=word)),
+                (
+                    f"full-text search count ({label} word: {word})",
+                    lambda word=word: runs.count_runs_at_most(db, search=word),
+                ),
+            )
         ),
-        (f"full-text search page (rare word: {rare})", runs_screen(search=rare)),
-        (f"full-text search count (rare word: {rare})", lambda: runs.count_runs_at_most(db, search=rare)),
         ("runs screen facets", lambda: runs.run_facets(db)),
         ("queue facets", lambda: findings.queue_facets(db)),
         ("queue first page + count + progress, any", queue_first()),
@@ -350,7 +374,9 @@ def screen_rows(store: Path, repeats: int) -> list[list[str]]:
     db = open_database(store)
     label_share(db)
     n_runs = runs.count_runs(db)
-    cases = screen_cases(db, *_words(db))
+    words = _words(db)
+    print(f"words: {words}", file=sys.stderr, flush=True)
+    cases = screen_cases(db, words)
     rows = []
     for name, fn in cases:
         spread = repeat(fn, max(repeats, 5))

@@ -453,18 +453,24 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     for tag, conds in _parts(sort):
         if tag > cursor[0]:
             break
-        every = [*where, *conds]
-        bound: list[Any] = []
-        if tag == cursor[0]:  # the first expression alone too: what lets SQLite read an index range
-            every += [f"{exprs[0]} <= ?", f"({', '.join(exprs)}) < ({', '.join('?' for _ in exprs)})"]
-            bound = [cursor[1], *cursor[1:]]
-        before += int(
-            db.execute(
-                f"SELECT count(*) FROM {_source(sort, runs_needed=sort == 'newest')}{_where(every)}",
-                [*params, *bound],
-            ).fetchone()[0]
-        )
+        source = _source(sort, runs_needed=sort == "newest")
+        for extra, bound in _before(exprs, cursor[1:]) if tag == cursor[0] else [([], [])]:
+            before += int(
+                db.execute(
+                    f"SELECT count(*) FROM {source}{_where([*where, *conds, *extra])}", [*params, *bound]
+                ).fetchone()[0]
+            )
     return before
+
+
+def _before(exprs: tuple[str, ...], at: list[Any]) -> list[tuple[list[str], list[Any]]]:
+    """The rows before `at` in `exprs` order, as one condition per key prefix (`a < ?`, `a = ? AND b < ?`,
+    ...), each counted alone: SQLite 3.40 narrows an index range by a row value's first column only, so
+    `(kind, run_key, position, id) < (...)` counted every finding of the cursor's kind (1.1 s for the first
+    coverage gap of 333,280 at a million runs); each prefix is one narrow range of the sort's index."""
+    return [
+        ([*(f"{e} = ?" for e in exprs[:i]), f"{exprs[i]} < ?"], [*at[:i], at[i]]) for i in range(len(exprs))
+    ]
 
 
 def queue_progress(db: Database, *, reviewer: str | None = None, **filters: Any) -> dict[str, int]:

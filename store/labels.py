@@ -299,7 +299,10 @@ def unmatched_count(db: Database, uids: list[str]) -> int:
 
 
 def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
-    """(finding id, kind, {reviewer: current verdict}) for every finding and every missed-negative target."""
+    """(finding id, kind, {reviewer: current verdict}) for every finding and every missed-negative target,
+    by kind then id: `reviewer stats --json` lists disagreements in this order, and without a stated one
+    PostgreSQL returned its heap order where SQLite happened to walk the `findings_kind` index (the same
+    covering index gives this order with no sort)."""
     current_by_target: dict[str, dict[str, str]] = {}
     kinds: dict[str, str] = {}
     for target, kind, reviewer, verdict in db.execute(
@@ -309,7 +312,7 @@ def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
         kinds[target] = kind
     out = [
         (fid, kind, current_by_target.pop(fid, {}))
-        for fid, kind in db.execute("SELECT id, kind FROM findings")
+        for fid, kind in db.execute("SELECT id, kind FROM findings ORDER BY kind, id")
     ]
     matched_missed = {
         r[0]
@@ -319,7 +322,7 @@ def label_states(db: Database) -> list[tuple[str, str, dict[str, str]]]:
         )
     }
     # labels left over name no finding here: only missed negatives on words still in their run count
-    out.extend((t, kinds[t], by) for t, by in current_by_target.items() if t in matched_missed)
+    out.extend((t, kinds[t], by) for t, by in sorted(current_by_target.items()) if t in matched_missed)
     return out
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.db.schema import SEARCH_DOC_BITS
 from store.errors import NotFound
 from store.rows import Count, fetch_rows, finding_out, run_out
+from store.search import Walk, count_matching_runs_at_most, search_condition
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 
@@ -79,11 +79,11 @@ def run_filters(
     search: str | None = None,
     withheld: bool = False,
     undelivered: bool = False,
-    probe_search: bool = False,
+    walk: Walk | None = None,
 ) -> tuple[list[str], list[Any]]:
     """SQL conditions (on alias `r`) and parameters for the run filters the CLI and the app share.
 
-    `probe_search` (for a page, not a count) lets a common search word be tested run by run."""
+    `walk` (for a page, not a count): how the page walks runs, so a search reads what suits it (`store.search`)."""
     where: list[str] = []
     params: list[Any] = []
     if outcome:
@@ -108,49 +108,10 @@ def run_filters(
         where.append("EXISTS (SELECT 1 FROM findings f WHERE f.run_key = r.key AND f.pack_version = ?)")
         params.append(pack_version)
     if search:
-        query = fts_query(search)
-        how = _search_plan(db, query) if probe_search else "drive"
-        if how == "probe":
-            # a common word: walk runs in list order and seek each run's id range in the index, so a page
-            # stops after its rows instead of first gathering every match
-            where.append(
-                "EXISTS (SELECT 1 FROM search s WHERE search MATCH ? "
-                f"AND s.rowid >= (r.rowid << {SEARCH_DOC_BITS}) AND s.rowid < ((r.rowid + 1) << {SEARCH_DOC_BITS}))"
-            )
-        elif how == "drive":
-            # a rare word: read its few runs by rowid, then sort them
-            where.append(f"r.rowid IN ({MATCHED_RUNS})")
-        else:
-            # "+r.rowid": walk runs in list order and test membership in the (once-built) match set
-            where.append(f"+r.rowid IN ({MATCHED_RUNS})")
-        params.append(query)
+        condition, condition_params = search_condition(db, search, walk)
+        where.append(condition)
+        params.extend(condition_params)
     return where, params
-
-
-#: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
-MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
-#: Below this many matching documents a page reads the matching runs and sorts them ("drive"); from it up
-#: to COMMON_DOCS it walks runs in order testing a once-built match set ("gather"); at COMMON_DOCS and
-#: beyond it seeks each run in the index as it walks ("probe"). Measured at a million runs: each stays
-#: under about 20 ms in its range, while any one of them alone reaches 150-450 ms at the others' words.
-RARE_DOCS = 5_000
-COMMON_DOCS = 200_000
-
-
-def _search_plan(db: Database, query: str) -> str:
-    """ "drive", "gather" or "probe" for a page of runs matching `query` (counts no further than needed)."""
-    sql = "SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)"
-    docs = int(db.execute(sql, [query, COMMON_DOCS]).fetchone()[0])
-    if docs >= COMMON_DOCS:
-        return "probe"
-    return "drive" if docs < RARE_DOCS else "gather"
-
-
-def fts_query(text: str) -> str:
-    """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user (a NUL,
-    which FTS5 reads as the end of the query, separates words like a space)."""
-    words = [w for w in text.replace('"', " ").replace("\x00", " ").split() if w]
-    return " ".join(f'"{w}"' for w in words) or '""'
 
 
 def _order(sort: str) -> tuple[tuple[str, ...], bool, bool]:
@@ -206,7 +167,8 @@ def runs_page(
     start by walking the sort keys only (used when a reader jumps far ahead), then the rows are read by keyset.
     """
     exprs, desc, nullable = _order(sort)
-    where, params = run_filters(db, probe_search=True, **filters)
+    walk = Walk(sort, None if after is None else str(after[-1]))  # every sort ends with the key
+    where, params = run_filters(db, walk=walk, **filters)
     if after is None and offset > 0:
         boundary = _boundary(db, exprs, desc, where, params, offset - 1)
         if boundary is None:
@@ -312,12 +274,10 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     cap = COUNT_CAP if cap is None else int(cap)
     active = {k: v for k, v in filters.items() if v not in (None, "", False)}
     if set(active) == {"search"}:
-        sql = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ? LIMIT ?)"
-        params: list[Any] = [fts_query(str(active["search"])), int(cap) + 1]
-    else:
-        where, params = run_filters(db, **filters)
-        sql = f"SELECT count(*) FROM (SELECT 1 FROM runs r WHERE {' AND '.join(where)} LIMIT ?)"
-        params = [*params, int(cap) + 1]
+        return count_matching_runs_at_most(db, str(active["search"]), cap)
+    where, params = run_filters(db, **filters)
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM runs r WHERE {' AND '.join(where)} LIMIT ?)"
+    params = [*params, int(cap) + 1]
     n = int(db.execute(sql, params).fetchone()[0])
     return Count(min(n, int(cap)), exact=n <= cap)
 

@@ -18,7 +18,7 @@ from tests.conftest import FIXTURE_RECORDINGS, both_backends
 def test_every_screen_case_of_the_benchmark_runs_on_both_backends(db: Database, db_path: Path) -> None:
     ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
     label_share(db, 5)
-    cases = screen_cases(db, "the", "nosuchwordanywhere")
+    cases = screen_cases(db, {"common": "the", "rare": "nosuchwordanywhere"})
     names = [name for name, _ in cases]
     assert len(names) == len(set(names)) and any("sorted newest" in n for n in names)
     answers = {name: fn() for name, fn in cases}

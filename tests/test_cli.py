@@ -160,3 +160,14 @@ def test_not_a_database_is_refused_not_overwritten(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["runs", "--db", str(precious)])
     assert result.exit_code == 1 and "not an SQLite database" in result.output
     assert precious.read_text() == "my notes, not a database"
+
+
+@pytest.mark.parametrize("module", ["reviewer", "reviewer.cli.main"])
+def test_the_cli_runs_as_a_module(module: str) -> None:
+    """`python -m reviewer` and `python -m reviewer.cli.main` both answer like the `reviewer` command."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Usage:" in out.stdout and "ingest" in out.stdout

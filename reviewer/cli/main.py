@@ -670,5 +670,9 @@ from reviewer.cli.watch import watch_cmd  # noqa: E402  (`reviewer watch ...`)
 cli.add_command(watch_cmd)
 
 
-def main() -> None:  # pragma: no cover
+def main() -> None:
     cli()
+
+
+if __name__ == "__main__":  # `python -m reviewer.cli.main` runs the CLI as `reviewer` does
+    main()

@@ -178,14 +178,24 @@ class ReviewerApp(App[None]):
     @on(OpenRun)
     def _open_run(self, message: OpenRun) -> None:
         if message.resolved:
-            self.push_screen(RunScreen(message.ident, finding=message.finding))
+            self._show_run(message.ident, message.finding)
         else:
             self.open_run(message.ident, finding=message.finding)
 
     @work(exclusive=True, group="open-run", exit_on_error=False)
     async def open_run(self, ident: str, finding: str | None = None) -> None:
         key = await self.service.resolve_run(ident)
-        self.push_screen(RunScreen(key, finding=finding))
+        self._show_run(key, finding)
+
+    def _show_run(self, key: str, finding: str | None) -> None:
+        """A run opened from a run screen (the palette's jump) takes that screen's place, as a walk's next
+        run loads in place: escape still leads back to the list or queue it was opened from, and run screens
+        never pile up under one another."""
+        screen = RunScreen(key, finding=finding)
+        if isinstance(self.screen, RunScreen):
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
 
     @on(ApplyRunFilters)
     async def _apply_filters(self, message: ApplyRunFilters) -> None:

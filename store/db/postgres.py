@@ -10,11 +10,24 @@ with `executemany`; `close`), translating on the way the SQLite-only constructs 
   UPDATE` (the keys are in `schema_pg.PRIMARY_KEYS`);
 * `INSERT` into a table with an identity `id` gets `RETURNING id`, read back as `lastrowid`;
 * FTS5: `search MATCH ?` -> the `tsv` column of `search_text` (a generated tsvector with a GIN index)
-  `@@ plainto_tsquery`; writes to the FTS5 index itself (`INSERT INTO search ...`) are not needed (the
-  tsvector is generated) and are skipped;
+  `@@ fts5_query(?)`, both tokenized as FTS5 tokenizes (schema m015: the same word finds the same runs);
+  writes to the FTS5 index itself (`INSERT INTO search ...`) are not needed (the tsvector is generated)
+  and are skipped;
 * `rowid`: the tables the store reads `rowid` of (runs, findings, coverage) carry a real identity column of
   that name on PostgreSQL; `SELECT *` does not return it (as SQLite does not);
 * the PRAGMAs ingest tunes SQLite with are no-ops here (`NOOP_PRAGMAS`); any other PRAGMA is an error;
+* bulk rows: an `executemany` of COPY_MIN_ROWS or more rows of an `INSERT ... VALUES (?, ...)` (each row
+  table ingest writes) goes through COPY instead of one statement a row. A plain INSERT is copied straight
+  into its table; one with an ON CONFLICT clause (what INSERT OR REPLACE / OR IGNORE become) is copied
+  into a temporary staging table of the session (one per table and column list, emptied at commit) and
+  moved by one `INSERT ... SELECT ... ORDER BY` its ordinal carrying the same clause, so identities
+  (`rowid`) are given in the same order and the tallies' triggers fire on the real table as before. A key
+  repeated within a batch is folded first (the last row's values in the first row's place, what the row
+  by row statements left: one statement may not update a row twice). A batch holding a value COPY's text
+  would store differently (a float, bytes) stays on executemany; a NUL, or an integer past 64 bits, is
+  refused either way. Measured (`python -m bench.postgres`, `python -m bench.postgres_copy --ingest`,
+  bench/RESULTS.md): an ingest takes 7-15% less CPU; the wall-clock gain is smaller and noisier (a
+  staged batch is three round trips where a pipelined executemany is one);
 * SQLite functions the SQL uses (`json_each`, `json_extract`, `json_valid`) and `sqlite_master` exist as
   small SQL shims created by the first PostgreSQL migration (`schema_pg`).
 
@@ -28,10 +41,12 @@ driver (`pip install footprint-reviewer[postgres]` adds it).
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -178,8 +193,7 @@ def translate(sql: str) -> tuple[str | None, bool]:
             returning = True
     sql = _MATCH.sub(
         lambda m: (
-            f"FROM search {m.group(1) or ''} WHERE {m.group(1) or 'search'}.tsv "
-            f"@@ plainto_tsquery('simple', {m.group(2)})"
+            f"FROM search {m.group(1) or ''} WHERE {m.group(1) or 'search'}.tsv @@ fts5_query({m.group(2)})"
         ),
         sql,
     )
@@ -249,9 +263,109 @@ def _alias_derived(sql: str) -> str:
     return sql
 
 
+def _prepare(text: str) -> bool | None:
+    """Never a prepared statement for a full-text match (else psycopg's default after five runs): its plan
+    must see the query's tsquery, which a generic plan does not: it guesses the match's size (so it cannot
+    choose to walk the primary key for a common word) and rechecks rows with `fts5_query($1)`, called again
+    for each (a count of "pause" at a million runs: 127 ms generic, 48 ms planned for its tsquery)."""
+    return False if "fts5_query(" in text else None
+
+
 def _param(value: Any) -> Any:
     """SQLite stores a bool as an integer; PostgreSQL's integer columns refuse a boolean."""
     return int(value) if isinstance(value, bool) else value
+
+
+#: An `executemany` of at least this many rows is written with COPY (`PgDatabase.executemany`); fewer stay
+#: on psycopg's pipelined executemany: one round trip, where a staged COPY takes three. Measured (`python -m
+#: bench.postgres_copy`, bench/RESULTS.md): 8 and 16 could not be told apart in a whole ingest, batches of
+#: about ten (a recording's run sources, its tool calls) took longer copied, and over a network each round
+#: trip costs more.
+COPY_MIN_ROWS = 16
+
+#: The Python types COPY's text form stores exactly as executemany's parameters are stored (a bool written
+#: as its integer, as `_param` does). A batch holding anything else keeps executemany: PostgreSQL casts a
+#: typed parameter where COPY parses text (a float into BIGINT is rounded there and refused here; a float
+#: into TEXT is spelled by the server there and by Python here).
+_COPYABLE = frozenset({str, int, bool, type(None)})
+
+_VALUES_INSERT = re.compile(
+    r"^INSERT INTO (\w+) \(([^)]*)\)\s*VALUES\s*\(\s*%s(?:\s*,\s*%s)*\s*\)\s*(.*?)\s*$", re.DOTALL
+)
+_CONFLICT_UPDATE = re.compile(r"^ON CONFLICT\s*\(([^)]*)\)\s*DO UPDATE\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BulkInsert:
+    """A translated `INSERT INTO t (columns) VALUES (%s, ...) [ON CONFLICT ...]`, as COPY writes it."""
+
+    table: str
+    columns: tuple[str, ...]
+    #: The statement's ON CONFLICT clause ("" for none): kept word for word on the INSERT ... SELECT.
+    conflict: str
+    #: The DO UPDATE target. One statement may not update a row twice ("ON CONFLICT DO UPDATE command
+    #: cannot affect row a second time"), so a batch repeating a key is folded first (`from_stage`).
+    keys: tuple[str, ...]
+
+    @property
+    def stage(self) -> str:
+        """The session's staging table for these columns (a temporary table, one per table and column list)."""
+        digest = hashlib.blake2s(",".join(self.columns).encode(), digest_size=4).hexdigest()
+        return f"_bulk_{self.table}_{digest}"
+
+    def create_stage(self) -> str:
+        """The staging table: the target's column types, an ordinal, emptied by every commit."""
+        return (
+            f"CREATE TEMP TABLE IF NOT EXISTS {self.stage} ON COMMIT DELETE ROWS AS "
+            f"SELECT 0::bigint AS _ord, {', '.join(self.columns)} FROM {self.table} WITH NO DATA"
+        )
+
+    def from_stage(self) -> str:
+        """One INSERT ... SELECT of the staged batch in its order (identities and row triggers follow it),
+        emptying the staging table for the next batch of this transaction.
+
+        A repeated key leaves one row: the last one's values in the first one's place, as row-by-row
+        statements left it (the first inserted, each later one updating it; SQLite's INSERT OR REPLACE
+        keeps the last values too). Keys are compared by PostgreSQL, as the conflict is."""
+        cols = ", ".join(self.columns)
+        source, order = "batch", "_ord"
+        if self.keys:
+            keys = ", ".join(self.keys)
+            source = (
+                f"(SELECT DISTINCT ON ({keys}) *, min(_ord) OVER (PARTITION BY {keys}) AS _first "
+                f"FROM batch ORDER BY {keys}, _ord DESC) AS last"
+            )
+            order = "_first"
+        return (
+            f"WITH batch AS (DELETE FROM {self.stage} RETURNING *) "
+            f"INSERT INTO {self.table} ({cols}) SELECT {cols} FROM {source} ORDER BY {order} {self.conflict}"
+        ).rstrip()
+
+
+@functools.lru_cache(maxsize=256)
+def bulk_insert(text: str) -> BulkInsert | None:
+    """The COPY form of a translated INSERT, or None for any other statement (it keeps executemany)."""
+    m = _VALUES_INSERT.match(text)
+    if m is None:
+        return None
+    columns = tuple(c.strip() for c in m.group(2).split(","))
+    conflict = m.group(3)
+    if len(columns) != text.count("%s") or (conflict and not conflict.upper().startswith("ON CONFLICT")):
+        return None
+    conflict = conflict.replace("%%", "%")  # the INSERT ... SELECT is sent without parameters
+    update = _CONFLICT_UPDATE.match(conflict)
+    keys = tuple(k.strip() for k in update.group(1).split(",")) if update else ()
+    return BulkInsert(m.group(1), columns, conflict, keys)
+
+
+def copyable(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]] | None:
+    """`rows` as COPY writes them (bools as integers), or None when a value's type is not `_COPYABLE`."""
+    kinds = {type(v) for r in rows for v in r}
+    if not kinds <= _COPYABLE:
+        return None
+    if bool in kinds:
+        return [[_param(v) for v in r] for r in rows]
+    return rows
 
 
 def _params(params: Sequence[Any] | dict[str, Any] | None) -> list[Any]:
@@ -323,7 +437,7 @@ class PgConn:
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> PgCursor:
         return self._db.execute(sql, params)
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self._db.executemany(sql, rows)
 
     @property
@@ -354,6 +468,8 @@ class PgDatabase:
             reason = " ".join(str(exc).split())
             raise PostgresUnavailable(f"{redacted(url)}: cannot connect to PostgreSQL ({reason})") from exc
         self._depth = 0
+        #: Staging tables known to exist in this transaction (see `_staged`).
+        self._stages: set[str] = set()
         self.conn = PgConn(self)
 
     @property
@@ -367,7 +483,7 @@ class PgDatabase:
                 return PgCursor([(0,)], [("pragma", None, None, None, None, None, None)], None)
             return PgCursor.empty()
         try:
-            cur = self._conn.execute(text, _params(params))
+            cur = self._conn.execute(text, _params(params), prepare=_prepare(text))
             if cur.description is None:
                 return PgCursor.empty()
             rows = [tuple(r) for r in cur.fetchall()]
@@ -378,16 +494,64 @@ class PgDatabase:
         desc, rows = _without_hidden_rowid(text, cur.description, rows)
         return PgCursor(rows, desc, None)
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Each row of `rows` through `sql`: a batch of COPY_MIN_ROWS or more of a plain INSERT is written
+        with COPY (the same rows, triggers and identities; see `_copy_insert`), anything else row by row."""
         text, _ = translate(sql)
-        if text is None or not rows:
+        if text is None:
+            return
+        rows = rows if isinstance(rows, Sequence) else list(rows)  # sqlite3 takes any iterable too
+        if not rows:
             return
         text = re.sub(r"\s+RETURNING id$", "", text)
+        bulk = bulk_insert(text) if len(rows) >= COPY_MIN_ROWS else None
+        cells = copyable(rows) if bulk is not None else None
         try:
+            if bulk is not None and cells is not None:
+                self._copy_insert(bulk, cells)
+                return
             with self._conn.cursor() as cur:
                 cur.executemany(text, [[_param(v) for v in r] for r in rows])
         except self._psycopg.Error as exc:
             raise PostgresError(str(exc).strip()) from exc
+
+    def _copy_insert(self, bulk: BulkInsert, rows: Sequence[Sequence[Any]]) -> None:
+        """A plain INSERT's rows are copied into the table itself; with an ON CONFLICT clause they are
+        copied into a staging table and moved by one INSERT ... SELECT carrying that clause."""
+        if not bulk.conflict:
+            self._copy(f"COPY {bulk.table} ({', '.join(bulk.columns)}) FROM STDIN", rows)
+            return
+        with self._staged(bulk):
+            self._copy(f"COPY {bulk.stage} FROM STDIN", ((n, *r) for n, r in enumerate(rows)))
+            self._conn.execute(bulk.from_stage())
+
+    def _copy(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self._conn.cursor() as cur, cur.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    @contextmanager
+    def _staged(self, bulk: BulkInsert) -> Iterator[None]:
+        """Inside a transaction (the staged rows live until its commit), with `bulk`'s staging table made.
+
+        Which staging tables exist is only trusted within one transaction: a rolled-back one takes the
+        tables it made with it, so each transaction asks again (`CREATE ... IF NOT EXISTS`, once a table)."""
+        if self._depth:
+            self._make_stage(bulk)
+            yield
+            return
+        with self._conn.transaction():
+            self._stages.clear()
+            try:
+                self._make_stage(bulk)
+                yield
+            finally:
+                self._stages.clear()
+
+    def _make_stage(self, bulk: BulkInsert) -> None:
+        if bulk.stage not in self._stages:
+            self._conn.execute(bulk.create_stage())
+            self._stages.add(bulk.stage)
 
     def query(self, sql: str, params: Sequence[Any] | None = None) -> Iterator[dict[str, Any]]:
         cur = self.execute(sql, params)
@@ -412,6 +576,7 @@ class PgDatabase:
         try:
             with self._conn.transaction():
                 self._depth = 1
+                self._stages.clear()  # none is known to this transaction yet (see `_staged`)
                 try:
                     if (
                         exclusive and scope is not None

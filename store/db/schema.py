@@ -563,4 +563,17 @@ def m014_run_sources(db: Database) -> None:
     db.execute("INSERT INTO run_sources (run_key, recording_id) SELECT key, recording_id FROM runs")
 
 
+@migrations()
+def m015_search_tokens_as_fts5(db: Database) -> None:
+    """PostgreSQL's full-text index now splits and folds words as this FTS5 index does (`schema_pg`'s form:
+    the same word finds the same runs on both). FTS5 is the reference, so nothing changes here."""
+
+
+@migrations()
+def m016_runs_by_most_findings(db: Database) -> None:
+    """The runs screen's "most findings" sort (`store.runs.SORTS`) read as one index range, read backwards:
+    without it every page sorted every run (1.8 s a page at a million runs)."""
+    db.execute("CREATE INDEX runs_most_findings ON runs(findings, coalesce(started_ms, -1), key)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

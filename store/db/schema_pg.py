@@ -28,7 +28,7 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from store.db import schema
+from store.db import fts5_chars, schema
 from store.db.schema import COLUMNS, DELIVERY_COLUMNS, SEARCH_DOC_BITS
 from store.errors import DatabaseVersionError, StoreError
 from store.vocab import CURRENT_LABELS_VIEW
@@ -457,6 +457,140 @@ def pg_m014_run_sources(db: PgDatabase) -> None:
     )
 
 
+# -- full-text search tokenized as SQLite's FTS5 tokenizes it (m015) ----------------------------------------
+
+#: PostgreSQL keeps a lexeme of at most this many bytes in a tsvector, and word positions up to this one.
+TSVECTOR_MAX_LEXEME_BYTES = 2047
+TSVECTOR_MAX_POSITION = 16383
+#: A tsquery no document matches (its one lexeme holds a separator, which no token does): what FTS5 answers
+#: for a query without a single token (`""`, `"---"`).
+NO_MATCH = "'''-'''::tsquery"
+
+
+def _regex_char(code: int) -> str:
+    """One code point as a regular-expression escape, written inside an E'' literal (backslash doubled)."""
+    return f"\\\\u{code:04x}" if code <= 0xFFFF else f"\\\\U{code:08x}"
+
+
+def _char_class(ranges: list[tuple[int, int]], repeat: str = "") -> str:
+    """An E'' literal holding the bracket expression of these code point ranges (locale-free: explicit),
+    then `repeat` (a quantifier)."""
+    body = "".join(_regex_char(a) if a == b else f"{_regex_char(a)}-{_regex_char(b)}" for a, b in ranges)
+    return f"E'[{body}]{repeat}'"
+
+
+def _literal(text: str) -> str:
+    """`text` as a SQL E'' literal."""
+    return "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _ranges(points: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for c in sorted(points):
+        if out and out[-1][1] == c - 1:
+            out[-1] = (out[-1][0], c)
+        else:
+            out.append((c, c))
+    return out
+
+
+def _non_ascii_folds() -> list[tuple[int, int | None]]:
+    """FTS5's folds of non-ASCII characters (code point, folded code point or None when removed)."""
+    return sorted((c, f) for c, f in fts5_chars.folds().items() if c > 0x7F)
+
+
+def fts5_fold_sql() -> str:
+    """`fts5_fold(t)`: FTS5's fold of the non-ASCII characters of `t`, as one `translate` (a folded character
+    is never a separator nor folded again, so the whole text may be folded before it is split). `translate`
+    compares each character with every entry of its table, so the whole table (1,273 entries) made a text
+    with accents 25x slower to index than `to_tsvector`: the table is cut to the characters `t` has.
+    plpgsql, not SQL: a plpgsql function's statements are planned once a session, an SQL function's body
+    once per call of the function calling it (which made indexing 5x slower)."""
+    folds = _non_ascii_folds()
+    sources = _literal("".join(chr(c) for c, f in folds if f is not None))
+    targets = _literal("".join(chr(f) for _, f in folds if f is not None))
+    others = _char_class(_ranges([c for c, _ in folds]), "+").replace("E'[", "E'[^", 1)
+    return (
+        "CREATE FUNCTION fts5_fold(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fts$ "
+        "DECLARE present text; c text; at int; src text := ''; dst text := ''; gone text := ''; "
+        f"BEGIN present := regexp_replace(t, {others}, '', 'g'); "
+        "IF present = '' THEN RETURN t; END IF; "
+        "FOR c IN SELECT DISTINCT x FROM regexp_split_to_table(present, '') AS x LOOP "
+        f"at := strpos({sources}, c); "
+        f"IF at > 0 THEN src := src || c; dst := dst || substr({targets}, at, 1); "
+        "ELSE gone := gone || c; END IF; END LOOP; "
+        # translate() deletes the characters of its first list beyond the second's length: the removed last
+        "RETURN translate(t, src || gone, dst); END $fts$"
+    )
+
+
+def fts5_tokens_sql() -> str:
+    """`fts5_tokens(t)`: the tokens FTS5 makes of `t`, in order: A-Z lowered and `fts5_fold`ed, then split at
+    FTS5's separators (an explicit class: the server's locale plays no part); a token folded to nothing is
+    dropped, as FTS5 drops it. A text of ASCII alone (the common case) is split at `[^0-9a-z]`."""
+    separators = _char_class(fts5_chars.separator_ranges(), "+")
+    lowered = 'lower(t COLLATE "C")'  # A-Z only, whatever the server's locale
+    return (
+        "CREATE FUNCTION fts5_tokens(t text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE "
+        "AS $fts$ BEGIN IF t !~ E'[\\\\u0080-\\\\U0010ffff]' THEN "
+        f"RETURN array_remove(regexp_split_to_array({lowered}, '[^0-9a-z]+'), ''); END IF; "
+        f"RETURN array_remove(regexp_split_to_array(fts5_fold({lowered}), {separators}), ''); END $fts$"
+    )
+
+
+def fts5_tsvector_sql() -> str:
+    """`fts5_tsvector(t)`: the tsvector of FTS5's tokens of `t`, each at its token number (so `<->` is FTS5's
+    phrase), built from tsvector text: PostgreSQL's parser (`to_tsvector`) splits and drops by rules of its
+    own, even in text of [0-9a-z ] alone ("0318e6lqlyur3i8su" is "0318e6" and "lqlyur3i8su" to it). A token longer than a lexeme can
+    be is left out (FTS5 indexes it); positions past the last a tsvector holds are held at it."""
+    quoted = "'''' || w || ''':' || least(n, " + str(TSVECTOR_MAX_POSITION) + ")"
+    return (
+        "CREATE FUNCTION fts5_tsvector(t text) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE "
+        f"AS $fts$ BEGIN RETURN (SELECT coalesce(string_agg({quoted}, ' ')::tsvector, ''::tsvector) "
+        "FROM unnest(fts5_tokens(t)) WITH ORDINALITY AS u(w, n) "
+        f"WHERE octet_length(w) <= {TSVECTOR_MAX_LEXEME_BYTES}); END $fts$"
+    )
+
+
+def fts5_query_sql() -> str:
+    """`fts5_query(q)`: the tsquery of an FTS5 query as `store.search.fts_query` writes it (quoted phrases, every
+    one required; a bare word reads as a phrase too): each phrase's tokens joined by `<->`, the phrases by
+    `&`. A phrase without a token is left out, and a query of none matches nothing, as in FTS5; a phrase
+    with a token too long for a lexeme matches nothing (no tsvector holds it)."""
+    return (
+        "CREATE FUNCTION fts5_query(q text) RETURNS tsquery LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fts$ "
+        f"SELECT CASE WHEN count(*) = 0 OR bool_or(too_long) THEN {NO_MATCH} "
+        "ELSE string_agg('(' || phrase || ')', ' & ')::tsquery END "
+        "FROM (SELECT array_to_string(ARRAY(SELECT '''' || w || '''' FROM unnest(p.tokens) WITH ORDINALITY "
+        "AS u(w, n) ORDER BY n), ' <-> ') AS phrase, "
+        f"EXISTS (SELECT 1 FROM unnest(p.tokens) AS u(w) WHERE octet_length(w) > {TSVECTOR_MAX_LEXEME_BYTES}) "
+        "AS too_long FROM (SELECT fts5_tokens(coalesce(m[1], m[2])) AS tokens "
+        "FROM regexp_matches(q, E'\"([^\"]*)\"|([^\"\\\\s]+)', 'g') AS m) AS p "
+        "WHERE cardinality(p.tokens) > 0) AS phrases $fts$"
+    )
+
+
+def pg_m015_search_tokens_as_fts5(db: PgDatabase) -> None:
+    """Index and query words as FTS5 does on SQLite (`fts5_tokens`), instead of `to_tsvector('simple', ...)`,
+    whose parser keeps URLs, paths, emails, hyphenated words and versions as tokens of their own and folds
+    no accents: `log` did not find `/var/log/app` here, nor `cafe` `Café`. The generated column and its GIN
+    index are rebuilt from the text (every document is read once)."""
+    for sql in (fts5_fold_sql(), fts5_tokens_sql(), fts5_tsvector_sql(), fts5_query_sql()):
+        db.execute(sql)
+    db.execute("DROP VIEW search")
+    db.execute("ALTER TABLE search_text DROP COLUMN tsv")  # its GIN index goes with it
+    db.execute(
+        "ALTER TABLE search_text ADD COLUMN tsv tsvector GENERATED ALWAYS AS (fts5_tsvector(text)) STORED"
+    )
+    db.execute("CREATE INDEX search_text_tsv ON search_text USING gin (tsv)")
+    db.execute("CREATE VIEW search AS SELECT id AS rowid, tsv FROM search_text")
+
+
+def pg_m016_runs_by_most_findings(db: PgDatabase) -> None:
+    """m016's index (its expression in parentheses)."""
+    db.execute("CREATE INDEX runs_most_findings ON runs(findings, (coalesce(started_ms, -1)), key)")
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -473,6 +607,8 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m012_current_label_by_time": schema.m012_current_label_by_time,  # type: ignore[dict-item]
     "m013_queue_order": pg_m013_queue_order,
     "m014_run_sources": pg_m014_run_sources,
+    "m015_search_tokens_as_fts5": pg_m015_search_tokens_as_fts5,
+    "m016_runs_by_most_findings": pg_m016_runs_by_most_findings,
 }
 
 

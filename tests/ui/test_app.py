@@ -415,6 +415,26 @@ async def test_palette_jumps_to_a_run_by_id(app_factory) -> None:
         assert app.screen.run["run_id"] == DENIED_RUN
 
 
+async def test_palette_jumps_from_one_run_to_another_and_escape_returns_to_the_list(app_factory) -> None:
+    """The jump replaces the run on screen (a second run screen used to crash the app: DuplicateIds)."""
+    app: ReviewerApp = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, EMOJI_RUN)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*DENIED_RUN)
+        await palette_offers(pilot, f"Jump to run {DENIED_RUN}")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, RunScreen) and (app.screen.run or {}).get("run_id") == DENIED_RUN,
+        )
+        assert app.is_running and not [n for n in app._notifications if n.severity == "error"]
+        assert [type(s).__name__ for s in app.screen_stack[1:]] == ["RunsScreen", "RunScreen"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+
+
 async def test_slash_on_a_run_returns_to_the_search_box(app_factory) -> None:
     app: ReviewerApp = app_factory()
     async with app.run_test(size=SIZE) as pilot:

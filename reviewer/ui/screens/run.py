@@ -148,7 +148,7 @@ class RunScreen(LabellingScreen):
         walk_at: int = 0,
         walk_title: str = "",
     ) -> None:
-        super().__init__(id="run-screen")
+        super().__init__()  # no fixed id: a jump replaces one run screen by another (two at once, briefly)
         self.ident = ident
         #: the finding to put the cursor on once the run is drawn (opened from the queue)
         self.focus_finding = finding
