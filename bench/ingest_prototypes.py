@@ -126,13 +126,20 @@ class _RawDigests:
         return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def raw_digest_no_write(paths: list[Path]) -> float:
+@contextmanager
+def raw_event_digests() -> Iterator[None]:
+    """Inside the block, decode hashes each event's recorded bytes for its identity (see `_RawDigests`)."""
     import store.reading.decode as decode
 
     with (
         _patched(decode, "_ANY_DECODER", _RawDigests(decode._ANY_DECODER)),
         _patched(decode, "event_digest", lambda digest: digest),
     ):
+        yield
+
+
+def raw_digest_no_write(paths: list[Path]) -> float:
+    with raw_event_digests():
         return no_write(paths)
 
 
