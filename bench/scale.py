@@ -476,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         light = corpus_by_size(args.ingest_mb)
         rows += ingest_rows(measure_ingest(f"snapshot-heavy {args.ingest_mb} MB", light, args.repeats), False)
-    if args.store is None:
+    if args.store is None and not {"screens", "replay", "write"} <= set(args.skip):
         from bench.million import build_store
 
         args.store = build_store()

@@ -37,6 +37,7 @@ from store.db.statistics import refresh_statistics
 from store.db.writer import (
     RECORDED_FIELD,
     Prepared,
+    documents_indexed_last,
     note_source,
     note_source_in,
     out_of_range_cell,
@@ -354,7 +355,7 @@ def apply_group(
     back and each is written again in its own transaction, a failing one quarantined alone."""
     if len(results) > 1:
         try:
-            with write_lock(db):
+            with write_lock(db), documents_indexed_last(db):
                 return [_apply_in(db, r) for r in results]
         except Exception as exc:  # noqa: BLE001 - retried one by one below, where the failing one is named
             refusal = write_refusal(db_path, exc) if isinstance(exc, sqlite3.Error) else None

@@ -1,0 +1,330 @@
+"""What would bring ingest of the event-heavy corpus to 0.3x the one-core orjson rate (issue 16 point 3):
+prototypes timed on the same files beside today's ingest. Nothing here is wired into the product.
+
+    python -m bench.ingest_prototypes [--runs 2000] [--repeats 3] [--only TEXT ...]
+
+The pipeline, all cores (two workers here) unless the line says otherwise; each repetition runs every line
+once, in turn, into a fresh database, and each line is the median (min, max) of its repetitions, with its
+ratio to `orjson.loads` of the same files taken within each repetition (`bench.ingest.raw_parse`, one core,
+the collector paused: the reference of `bench.scale`):
+
+- ours: `store.db.ingest.ingest` as it is;
+- ours, one process: `workers=1`;
+- no write: the workers prepare every recording as usual and the group write is replaced by nothing, so
+  this is the most any change to the write could give on this machine;
+- full text later: the rows are written as usual but the full-text index is left for a pass after the
+  ingest (`INSERT INTO search ... SELECT` from `search_text`, timed on its own line): what the ingest would
+  take if a screen said how many runs are not searchable yet;
+- digest of the raw event bytes, no write: the content identity hashed from each event's bytes as recorded
+  (blake2b at C speed) instead of decoding each event whole and hashing its canonical JSON, with nothing
+  written: what the preparation costs without that second, untyped read of every event (the identity it
+  gives is not the stored one: two serialisations of one run would hash apart);
+- shard merge: the writer's critical path alone, one process: each group's rows written by a "worker" into
+  a shard SQLite file with bare tables (timed on its own line, work that would move to the workers), then
+  merged into the store with ATTACH and `INSERT ... SELECT` in one transaction, beside `apply_group` on the
+  same pre-built rows. The merge writes the same rows for this corpus (no run stored twice, nothing
+  quarantined); it is not a complete writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from bench.write_parts import Groups, prepared_groups
+
+
+def _ingest(paths: list[Path], workers: int | None) -> Database:
+    """The product's ingest into a fresh database (left open in a temporary folder the caller removes)."""
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
+
+    folder = Path(tempfile.mkdtemp(prefix="prototype-"))
+    db_path = folder / "store.db"
+    db = open_database(db_path)
+    report = ingest(db, paths, db_path=str(db_path), workers=workers)
+    if report.quarantined:
+        raise RuntimeError(f"quarantined: {report.quarantined[:3]}")
+    return db
+
+
+def _timed(fn: Callable[[], Database | None]) -> float:
+    started = time.perf_counter()
+    db = fn()
+    seconds = time.perf_counter() - started
+    if db is not None:
+        _remove(db)
+    return seconds
+
+
+def _remove(db: Database) -> None:
+    folder = Path(db.conn.execute("PRAGMA database_list").fetchone()[2]).parent
+    db.close()
+    for p in folder.iterdir():
+        p.unlink()
+    folder.rmdir()
+
+
+@contextmanager
+def _patched(module: Any, name: str, value: Any) -> Iterator[None]:
+    """`module.name` replaced while the block runs (forked workers inherit it)."""
+    real = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, real)
+
+
+def no_write(paths: list[Path]) -> float:
+    import store.db.ingest as ingest_module
+
+    def nothing_written(db: Database, results: list[Any], db_path: str | None = None) -> list[Any]:
+        return [ingest_module.Outcome("stored") for _ in results]
+
+    with _patched(ingest_module, "apply_group", nothing_written):
+        return _timed(lambda: _ingest(paths, None))
+
+
+def full_text_later(paths: list[Path]) -> tuple[float, float]:
+    """(seconds of the ingest without full-text indexing, seconds of the indexing pass after it)."""
+    import store.db.writer as writer
+
+    with _patched(writer, "_index_documents", lambda conn, texts: None):
+        started = time.perf_counter()
+        db = _ingest(paths, None)
+        ingest_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    with db.conn:
+        db.execute("INSERT INTO search (rowid, text) SELECT id, text FROM search_text ORDER BY id")
+    index_seconds = time.perf_counter() - started
+    _remove(db)
+    return ingest_seconds, index_seconds
+
+
+class _RawDigests:
+    """Stands in for decode's untyped decoder: an event (a msgspec.Raw) is hashed as its recorded bytes; the
+    payloads (one JSON array of bytes) are decoded as before."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def decode(self, data: Any) -> Any:
+        if isinstance(data, bytes):
+            return self._real.decode(data)
+        return hashlib.blake2b(data, digest_size=16).digest()
+
+
+@contextmanager
+def raw_event_digests() -> Iterator[None]:
+    """Inside the block, decode hashes each event's recorded bytes for its identity (see `_RawDigests`)."""
+    import store.reading.decode as decode
+
+    with (
+        _patched(decode, "_ANY_DECODER", _RawDigests(decode._ANY_DECODER)),
+        _patched(decode, "event_digest", lambda digest: digest),
+    ):
+        yield
+
+
+def raw_digest_no_write(paths: list[Path]) -> float:
+    with raw_event_digests():
+        return no_write(paths)
+
+
+# -- the writer's critical path: apply_group on row tuples vs a merge of shard files -----------------------
+
+
+def _shard_schema(conn: Any, recording_columns: list[str]) -> None:
+    from store.db.schema import COLUMNS
+    from store.db.writer import ROW_TABLES
+
+    conn.execute(f"CREATE TABLE recordings (n INTEGER PRIMARY KEY, {', '.join(recording_columns)})")
+    conn.execute("CREATE TABLE originals (n INTEGER PRIMARY KEY, codec, data)")
+    for table in ROW_TABLES:
+        conn.execute(f"CREATE TABLE {table} (n, {', '.join(COLUMNS[table])})")
+    conn.execute("CREATE TABLE ids (n, run_key, content_id)")
+    conn.execute("CREATE TABLE docs (n, run_key, number, kind, ref, text)")
+
+
+def write_shard(path: Path, group: list[Any]) -> None:
+    """What a worker would write: one group's rows, into bare tables (no index, no trigger)."""
+    import sqlite3
+
+    from store.db.schema import COLUMNS
+    from store.db.writer import EXTRACTOR_VERSION, ROW_TABLES, now_iso
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute("PRAGMA synchronous = OFF")
+    stamp = {"extractor_version": EXTRACTOR_VERSION, "ingested_at": now_iso()}
+    _shard_schema(conn, [*group[0].extracted.recording, *stamp])
+    conn.execute("BEGIN")
+    for n, prepared in enumerate(group):
+        x = prepared.extracted
+        rec = dict(x.recording, **stamp)
+        conn.execute(
+            f"INSERT INTO recordings (n, {', '.join(rec)}) VALUES (?{', ?' * len(rec)})", [n, *rec.values()]
+        )
+        conn.execute("INSERT INTO originals VALUES (?, ?, ?)", [n, prepared.codec, prepared.original])
+        for table in ROW_TABLES:
+            marks = ", ".join("?" for _ in range(len(COLUMNS[table]) + 1))
+            conn.executemany(
+                f"INSERT INTO {table} VALUES ({marks})", [(n, *r) for r in prepared.tuples[table]]
+            )
+        conn.executemany(
+            "INSERT INTO ids VALUES (?, ?, ?)", [(n, r["key"], x.identities.get(r["key"])) for r in x.runs]
+        )
+        numbers: dict[str, int] = {}
+        docs = []
+        for d in x.search:
+            number = numbers[d["run_key"]] = numbers.get(d["run_key"], -1) + 1
+            docs.append((n, d["run_key"], number, d["kind"], d["ref"], d["text"]))
+        conn.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)", docs)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def merge_shard(db: Database, path: Path) -> None:
+    """One group's shard merged into the store in one transaction (for a corpus of new recordings only)."""
+    from store.db.connection import write_lock
+    from store.db.schema import COLUMNS, SEARCH_DOC_BITS
+    from store.db.writer import ROW_TABLES, now_iso
+
+    conn = db.conn
+    conn.execute("ATTACH DATABASE ? AS shard", [str(path)])
+    try:
+        with write_lock(db):
+            rec_cols = [c[1] for c in conn.execute("PRAGMA shard.table_info(recordings)") if c[1] != "n"]
+            conn.execute(f"INSERT INTO recordings ({', '.join(rec_cols)}) SELECT {', '.join(rec_cols)} "
+                         "FROM shard.recordings ORDER BY n")  # fmt: skip
+            conn.execute("CREATE TEMP TABLE ids_of AS SELECT s.n, r.id FROM shard.recordings s "
+                         "JOIN recordings r ON r.sha256 = s.sha256")  # fmt: skip
+            conn.execute("INSERT INTO originals (recording_id, codec, data) SELECT i.id, o.codec, o.data "
+                         "FROM shard.originals o JOIN temp.ids_of i USING (n) ORDER BY o.n")  # fmt: skip
+            for table in ROW_TABLES:
+                cols = ", ".join(COLUMNS[table])
+                picked = cols.replace("recording_id", "i.id AS recording_id") if table == "runs" else cols
+                join = " JOIN temp.ids_of i USING (n)" if table == "runs" else ""
+                conn.execute(f"INSERT OR REPLACE INTO {table} ({cols}) SELECT {picked} FROM shard.{table} t{join} "
+                             "ORDER BY t.rowid")  # fmt: skip
+            conn.execute("INSERT INTO run_sources (run_key, recording_id, content_id) SELECT s.run_key, i.id, "
+                         "s.content_id FROM shard.ids s JOIN temp.ids_of i USING (n)")  # fmt: skip
+            doc_id = f"(r.rowid << {SEARCH_DOC_BITS}) + d.number"
+            conn.execute(f"CREATE TEMP TABLE docs_of AS SELECT {doc_id} AS id, d.run_key, d.kind, d.ref, d.text "
+                         "FROM shard.docs d JOIN runs r ON r.key = d.run_key")  # fmt: skip
+            conn.execute(
+                "INSERT INTO search_docs (id, run_key, kind, ref) SELECT id, run_key, kind, ref FROM temp.docs_of"
+            )
+            conn.execute("INSERT INTO search_text (id, text) SELECT id, text FROM temp.docs_of")
+            conn.execute("INSERT INTO search (rowid, text) SELECT id, text FROM temp.docs_of")
+            conn.execute("INSERT OR IGNORE INTO sources (path, recording_id, seen_at) SELECT s.source, i.id, ? "
+                         "FROM shard.recordings s JOIN temp.ids_of i USING (n)", [now_iso()])  # fmt: skip
+            conn.execute("DELETE FROM quarantine WHERE path IN (SELECT source FROM shard.recordings)")
+            conn.execute("DROP TABLE temp.ids_of")
+            conn.execute("DROP TABLE temp.docs_of")
+    finally:
+        conn.execute("DETACH DATABASE shard")
+
+
+def writer_paths(groups: Groups) -> tuple[float, float, float]:
+    """CPU seconds of (apply_group on the tuples, writing the shards, merging the shards), one process."""
+    from bench.write_parts import Variant, nothing, time_variant, write_as_ingest
+
+    _, apply_cpu = time_variant(Variant("as ingest writes", nothing, write_as_ingest), groups)
+    with tempfile.TemporaryDirectory() as tmp:
+        shards = [Path(tmp) / f"shard-{i}.db" for i in range(len(groups))]
+        started = time.process_time()
+        for path, group in zip(shards, groups, strict=True):
+            write_shard(path, group)
+        shard_cpu = time.process_time() - started
+
+        def merge_all(db: Database, _: Groups) -> None:
+            for path in shards:
+                merge_shard(db, path)
+
+        _, merge_cpu = time_variant(Variant("shard merge", nothing, merge_all), groups)
+    return apply_cpu, shard_cpu, merge_cpu
+
+
+# -- the table ---------------------------------------------------------------------------------------------
+
+
+def spread(samples: list[float], fmt: Callable[[float], str]) -> str:
+    return f"{fmt(statistics.median(samples))} (min {fmt(min(samples))}, max {fmt(max(samples))})"
+
+
+def one_repetition(paths: list[Path]) -> dict[str, float]:
+    """Seconds of every line, once each, in turn."""
+    from bench.ingest import raw_parse
+
+    parse = raw_parse(paths)[0]
+    later, index = full_text_later(paths)
+    return {
+        "orjson.loads (one core)": parse,
+        "ours": _timed(lambda: _ingest(paths, None)),
+        "ours, one process": _timed(lambda: _ingest(paths, 1)),
+        "no write": no_write(paths),
+        "full text later: the ingest": later,
+        "full text later: the indexing pass after it": index,
+        "full text later: both": later + index,
+        "digest of the raw event bytes, no write": raw_digest_no_write(paths),
+    }
+
+
+def print_table(mb: float, lines: dict[str, list[float]], writer: dict[str, list[float]]) -> None:
+    parse = lines["orjson.loads (one core)"]
+    for name, samples in lines.items():
+        rate = spread([mb / s for s in samples], lambda v: f"{v:,.0f} MB/s")
+        ratio = spread([p / s for p, s in zip(parse, samples, strict=True)], lambda v: f"{v:.2f}x")
+        print(f"  {name:46} {spread(samples, lambda v: f'{v:.2f} s')}  {rate}  {ratio} orjson")
+    print("the writer's critical path, one process, CPU seconds:")
+    for name, cpu in writer.items():
+        rate = spread([mb / c for c in cpu], lambda v: f"{v:,.0f} MB/s")
+        print(f"  {name:46} {spread(cpu, lambda v: f'{v:.2f} s')}  {rate}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.__main__ import corpus_by_runs
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=2_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    paths = corpus_by_runs(args.runs)
+    mb = sum(p.stat().st_size for p in paths) / 1e6
+    groups = prepared_groups(args.runs)
+    lines: dict[str, list[float]] = {}
+    writer: dict[str, list[float]] = {"apply_group": [], "write the shards": [], "merge the shards": []}
+    loads = []
+    for _ in range(args.repeats):
+        loads.append(os.getloadavg()[0])
+        times = one_repetition(paths)
+        for name, seconds in times.items():
+            lines.setdefault(name, []).append(seconds)
+        for name, cpu in zip(writer, writer_paths(groups), strict=True):
+            writer[name].append(cpu)
+        print(" ".join(f"{k}: {v:.2f}s" for k, v in times.items()), file=sys.stderr, flush=True)
+    print(
+        f"{len(paths):,} files, {mb:,.0f} MB ({args.runs:,} event-heavy runs); {args.repeats} repetitions; "
+        f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+    )
+    print_table(mb, lines, writer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
