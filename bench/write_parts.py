@@ -3,7 +3,7 @@
     python -m bench.write_parts [--runs 2000] [--repeats 3] [--only TEXT ...] [--instructions] [--statements]
 
 The event-heavy corpus (`corpus_by_runs`) is prepared once in this process exactly as ingest's workers
-prepare it (`prepare`, then `_slim`: insert-ready row tuples and the zstd original) and grouped as ingest
+prepare it (`prepare`, then `slim`: insert-ready row tuples and the zstd original) and grouped as ingest
 groups it; only the write is measured. Each variant writes all of it into a fresh database, one
 transaction per group:
 
@@ -65,11 +65,11 @@ class Variant:
 def prepared_groups(runs: int) -> Groups:
     """The corpus as the writer receives it: prepared in this process, slimmed, in ingest's groups."""
     from bench.__main__ import corpus_by_runs
-    from store.db.ingest import _groups, _slim, prepare
+    from store.db.ingest import group_items, prepare, slim
     from store.reading.sources import SourceItem, iter_sources
 
     items = [i for i in iter_sources(corpus_by_runs(runs)) if isinstance(i, SourceItem)]
-    return [[_slim(prepare(item)) for item in group] for group in _groups(items)]
+    return [[slim(prepare(item)) for item in group] for group in group_items(items)]
 
 
 def write_as_ingest(db: Database, groups: Groups) -> None:
@@ -82,12 +82,12 @@ def write_as_ingest(db: Database, groups: Groups) -> None:
 def write_indexing_each_recording(db: Database, groups: Groups) -> None:
     """The group write before `documents_indexed_last`: each recording's documents indexed after its rows."""
     from store.db.connection import write_lock
-    from store.db.ingest import _apply_in
+    from store.db.ingest import apply_in
 
     for group in groups:
         with write_lock(db):
             for prepared in group:
-                _apply_in(db, prepared)
+                apply_in(db, prepared)
 
 
 def adapter_protocol_for_none(db: Database) -> None:
@@ -318,11 +318,11 @@ def all_variants() -> list[Variant]:
 def fresh_database(folder: str, variant: Variant) -> Database:
     """A migrated database with the variant's schema and ingest's bulk-write settings."""
     from store.db.connection import open_database
-    from store.db.ingest import INGEST_CACHE_KIB, _bulk_write_pragmas
+    from store.db.ingest import INGEST_CACHE_KIB, bulk_write_pragmas
 
     db = open_database(Path(folder) / "write.db")
     variant.setup(db)
-    _bulk_write_pragmas(db)
+    bulk_write_pragmas(db)
     db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     return db
 

@@ -96,7 +96,7 @@ def test_a_group_indexes_its_documents_once(db: Database, db_path: Path) -> None
     db.execute("INSERT INTO search (search, rank) VALUES ('automerge', 0)")  # keep every segment as written
     report = ingest(db, RECORDINGS, db_path=str(db_path), workers=1)
     items = [i for i in iter_sources(RECORDINGS) if isinstance(i, SourceItem)]
-    groups = len(list(ingest_module._groups(items)))
+    groups = len(list(ingest_module.group_items(items)))
     assert report.stored > groups
     assert db.execute("SELECT count(*) FROM search_docs").fetchone()[0] > report.stored
     assert _segments(db) == groups

@@ -258,7 +258,7 @@ def ingest_sources(
     if db_path is None:
         n_workers = 1
     done_bytes = 0
-    _bulk_write_pragmas(db)
+    bulk_write_pragmas(db)
     cache = db.execute("PRAGMA cache_size").fetchone()[0]
     db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     try:
@@ -279,7 +279,7 @@ def ingest_sources(
     return report
 
 
-def _bulk_write_pragmas(db: Database) -> None:
+def bulk_write_pragmas(db: Database) -> None:
     """Checkpoint in steps while bulk writing, and cut the WAL file back after each checkpoint."""
     db.execute(f"PRAGMA wal_autocheckpoint = {int(INGEST_WAL_PAGES)}")
     db.execute(f"PRAGMA journal_size_limit = {int(WAL_SIZE_LIMIT_BYTES)}")
@@ -326,7 +326,7 @@ def apply(db: Database, result: Prepared | Known | Failure, db_path: str | None 
     return _stored(db, result, rec_id)
 
 
-def _apply_in(db: Database, result: Prepared | Known | Failure) -> Outcome:
+def apply_in(db: Database, result: Prepared | Known | Failure) -> Outcome:
     """`apply` inside the caller's transaction."""
     if isinstance(result, Failure):
         write_quarantine_in(db, result.origin, result.code, result.reason, result.sha256)
@@ -356,7 +356,7 @@ def apply_group(
     if len(results) > 1:
         try:
             with write_lock(db), documents_indexed_last(db):
-                return [_apply_in(db, r) for r in results]
+                return [apply_in(db, r) for r in results]
         except Exception as exc:  # noqa: BLE001 - retried one by one below, where the failing one is named
             refusal = write_refusal(db_path, exc) if isinstance(exc, sqlite3.Error) else None
             if refusal is not None:  # disk full, read-only: every write would fail the same way
@@ -379,7 +379,7 @@ def _apply_alone(db: Database, result: Prepared | Known | Failure, db_path: str 
         return Outcome("quarantined", problem=(origin, "unwritable-recording", reason))
 
 
-def _groups(items: Iterable[SourceItem]) -> Iterator[list[SourceItem]]:
+def group_items(items: Iterable[SourceItem]) -> Iterator[list[SourceItem]]:
     """Consecutive items, GROUP_FILES at most and GROUP_BYTES of input at most (a bigger file alone)."""
     group: list[SourceItem] = []
     size = 0
@@ -420,15 +420,15 @@ def _write_failure(prepared: Prepared, exc: BaseException) -> Failure:
 
 def _prepare_group(items: list[SourceItem], db_path: str) -> list[Prepared | Known | Failure]:
     """In a worker: prepare a group of sources for the writer (the parent), sending only what it writes."""
-    return [_slim(prepare(item, db_path)) for item in items]
+    return [slim(prepare(item, db_path)) for item in items]
 
 
-def _slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
+def slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
     """A prepared recording without the row dicts its tuples repeat (half of what would be pickled)."""
     if isinstance(result, Prepared) and result.tuples is not None:
         x = result.extracted
-        slim = Extracted(recording=x.recording, runs=x.runs, search=x.search, identities=x.identities)
-        return replace(result, extracted=slim)
+        lean = Extracted(recording=x.recording, runs=x.runs, search=x.search, identities=x.identities)
+        return replace(result, extracted=lean)
     return result
 
 
@@ -445,7 +445,7 @@ def _outcomes(
     Workers only prepare; every group is written here, one transaction each. If the worker pool cannot
     start or breaks, the groups not yet written are prepared in this process too.
     """
-    groups = _groups(items)
+    groups = group_items(items)
     if n_workers <= 1 or len(items) < 2 or db_path is None:
         for group in groups:
             yield from _here(db, group, db_path)
