@@ -222,12 +222,14 @@ def write_tallies_by_group(db: Database, groups: Groups) -> None:
     """Each group: its run keys marked pending, what rows they already had taken out of the tallies, the
     rows written (the triggers skipping them), then what they hold added in one aggregate upsert."""
     from store.db.connection import write_lock
-    from store.db.ingest import _apply_in
-    from store.db.writer import _KEY_AT, ROW_TABLES, documents_indexed_last
+    from store.db.ingest import apply_in
+    from store.db.schema import COLUMNS
+    from store.db.writer import ROW_TABLES, documents_indexed_last
 
+    key_at = {t: COLUMNS[t].index("key" if t == "runs" else "run_key") for t in ROW_TABLES}
     conn = db.conn
     for group in groups:
-        keys = {r[_KEY_AT[t]] for p in group for t in ROW_TABLES for r in p.tuples[t]}
+        keys = {r[key_at[t]] for p in group for t in ROW_TABLES for r in p.tuples[t]}
         with write_lock(db), documents_indexed_last(db):
             conn.executemany("INSERT INTO tally_pending (run_key) VALUES (?)", [(k,) for k in sorted(keys)])
             stored = f"SELECT EXISTS (SELECT 1 FROM runs WHERE key IN {PENDING}) OR EXISTS (SELECT 1 FROM findings WHERE run_key IN {PENDING})"
@@ -238,33 +240,48 @@ def write_tallies_by_group(db: Database, groups: Groups) -> None:
                     [(n, f, v) for f, v, n in held],
                 )
             for prepared in group:
-                _apply_in(db, prepared)
+                apply_in(db, prepared)
             conn.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({PENDING_TALLIES}) WHERE true "
                          "ON CONFLICT (facet, value) DO UPDATE SET n = n + excluded.n")  # fmt: skip
             conn.execute("DELETE FROM tallies WHERE n <= 0")
             conn.execute("DELETE FROM tally_pending")
 
 
-def _distinct_without_temp_table(rows: str, column: str) -> str:
-    """`_tally_rows`' `SELECT DISTINCT ... json_each(...)` (a temporary b-tree per row) as a NOT EXISTS."""
+#: How each tally trigger statement of m010 begins and ends (`schema._tally_add`): an upsert of one row's
+#: (facet, value) pairs, read from a subquery.
+_UPSERT_HEAD = "INSERT INTO tallies (facet, value, n) SELECT facet, value, 1 FROM ("
+_UPSERT_TAIL = ") WHERE value IS NOT NULL ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;"
+
+
+def _trigger_body(db: Database, name: str) -> str:
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [name]).fetchone()[0]
+    return str(sql[sql.index(" BEGIN ") + 7 : sql.rindex(" END")])
+
+
+def _distinct_without_temp_table(body: str, column: str) -> str:
+    """A trigger body's `SELECT DISTINCT ... json_each(...)` (a temporary b-tree per row) as a NOT EXISTS."""
     items = f"json_each(CASE WHEN json_valid(NEW.{column}) THEN NEW.{column} ELSE '[]' END)"
-    start = rows.index("SELECT DISTINCT")
-    end = rows.index("WHERE j.type = 'text'", start) + len("WHERE j.type = 'text'")
-    kept = rows[start:end].replace("SELECT DISTINCT", "SELECT")
+    start = body.index("SELECT DISTINCT")
+    end = body.index("WHERE j.type = 'text'", start) + len("WHERE j.type = 'text'")
+    kept = body[start:end].replace("SELECT DISTINCT", "SELECT")
     first = f" AND NOT EXISTS (SELECT 1 FROM {items} k WHERE k.type = 'text' AND k.value = j.value AND k.id < j.id)"
-    return rows[:start] + kept + first + rows[end:]
+    return body[:start] + kept + first + body[end:]
+
+
+def _one_upsert(body: str) -> str:
+    """A trigger body of several tally upserts as one upsert of all their subqueries (UNION ALL)."""
+    statements = [f"{part}{_UPSERT_TAIL}".strip() for part in body.split(_UPSERT_TAIL) if part.strip()]
+    selects = [st[len(_UPSERT_HEAD) : -len(_UPSERT_TAIL)] for st in statements]
+    return _UPSERT_HEAD + " UNION ALL ".join(selects) + _UPSERT_TAIL
 
 
 def cheaper_trigger_bodies(db: Database) -> None:
     """The two insert triggers' bodies, same tallies: no temporary b-tree for DISTINCT, a finding's run_kind
-    in the same INSERT as its other facets."""
-    from store.db.schema import _first_of_kind, _tally_add, _tally_rows
-
-    runs = _distinct_without_temp_table(_tally_rows("NEW", "runs"), "pack_versions")
-    found = _distinct_without_temp_table(_tally_rows("NEW", "findings"), "codes")
-    kind = f"SELECT 'run_kind', NEW.kind WHERE {_first_of_kind('NEW', other_than_itself=True)}"
-    _recreate_trigger(db, "tally_runs_insert", body=_tally_add(runs))
-    _recreate_trigger(db, "tally_findings_insert", body=_tally_add(f"{found} UNION ALL {kind}"))
+    in the same upsert as its other facets (rewritten from the triggers' own SQL)."""
+    runs = _distinct_without_temp_table(_trigger_body(db, "tally_runs_insert"), "pack_versions")
+    found = _distinct_without_temp_table(_trigger_body(db, "tally_findings_insert"), "codes")
+    _recreate_trigger(db, "tally_runs_insert", body=runs)
+    _recreate_trigger(db, "tally_findings_insert", body=_one_upsert(found))
 
 
 def variants(db: Database) -> list[Variant]:
