@@ -12,7 +12,8 @@ transaction per group:
   index) removed before the write, so the difference to the first line is what X costs the write;
 - "X alone": only table X's rows of every recording, in the same group transactions, on the full schema
   (its indexes and triggers included); the lines add up to the write less its per-recording bookkeeping;
-- "before: ...": the writer without one of the changes measured here, to show what each one gained.
+- "before: ...": the writer without one of the changes measured here, to show what each one gained;
+- "prototype: ...": a cheaper way to keep the tallies, measured and not taken (the same tallies result).
 
 Two measures. By default the CPU seconds of this process (the write is single-threaded, and CPU time moves
 less than wall time on a shared machine), the variants alternating within each repetition, median (min,
@@ -170,6 +171,119 @@ TALLY_TRIGGERS = (
 )
 
 
+# -- cheaper tallies: prototypes measured, not taken (bench/RESULTS.md says why) ---------------------------
+
+#: A run key whose rows the group writes: its tally triggers do nothing, the group adds its tallies at the end.
+PENDING = "(SELECT run_key FROM tally_pending)"
+
+#: What the rows of the pending run keys add to the tallies, per (facet, value): the triggers' facets in set
+#: form (as `store.tallies` recounts them, with a run's pack versions and a finding's codes distinct).
+PENDING_TALLIES = f"""
+WITH r AS MATERIALIZED (SELECT rowid AS id, outcome, agent_id, tenant, findings, pack_versions FROM runs
+                        WHERE key IN {PENDING}),
+     f AS MATERIALIZED (SELECT rowid AS id, run_key, kind, tool_name, pack_version, codes FROM findings
+                        WHERE run_key IN {PENDING})
+SELECT facet, value, count(*) AS n FROM (
+  SELECT 'runs' AS facet, '' AS value FROM r
+  UNION ALL SELECT 'outcome', outcome FROM r UNION ALL SELECT 'agent', agent_id FROM r
+  UNION ALL SELECT 'tenant', tenant FROM r UNION ALL SELECT 'has_findings', '' FROM r WHERE findings > 0
+  UNION ALL SELECT 'run_pack', value FROM (SELECT DISTINCT r.id, j.value FROM r, json_each(CASE WHEN
+            json_valid(r.pack_versions) THEN r.pack_versions ELSE '[]' END) j WHERE j.type = 'text')
+  UNION ALL SELECT 'findings', '' FROM f UNION ALL SELECT 'kind', kind FROM f
+  UNION ALL SELECT 'tool', tool_name FROM f UNION ALL SELECT 'pack_version', pack_version FROM f
+  UNION ALL SELECT 'code', value FROM (SELECT DISTINCT f.id, j.value FROM f, json_each(CASE WHEN
+            json_valid(f.codes) THEN f.codes ELSE '[]' END) j WHERE j.type = 'text')
+  UNION ALL SELECT 'run_kind', kind FROM (SELECT DISTINCT kind, run_key FROM f WHERE kind IS NOT NULL)
+) WHERE value IS NOT NULL GROUP BY facet, value"""
+
+
+def _recreate_trigger(db: Database, name: str, *, when: str = "", body: str | None = None) -> None:
+    """Trigger `name` again, with a WHEN clause and/or another body."""
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [name]).fetchone()[0]
+    head, old_body = sql[: sql.index(" BEGIN ")], sql[sql.index(" BEGIN ") + 7 : sql.rindex(" END")]
+    db.execute(f"DROP TRIGGER {name}")
+    db.execute(f"{head} {when} BEGIN {body if body is not None else old_body} END")
+
+
+def tallies_by_group_schema(db: Database) -> None:
+    """The insert and delete triggers skip the run keys in `tally_pending` (a prototype: the update
+    triggers, which an ingest of new runs never fires, are left as they are)."""
+    db.execute("CREATE TABLE tally_pending (run_key TEXT PRIMARY KEY) WITHOUT ROWID")
+    for name, row in (
+        ("tally_runs_insert", "NEW.key"),
+        ("tally_runs_delete", "OLD.key"),
+        ("tally_findings_insert", "NEW.run_key"),
+        ("tally_findings_delete", "OLD.run_key"),
+    ):
+        _recreate_trigger(db, name, when=f"WHEN NOT EXISTS (SELECT 1 FROM tally_pending WHERE run_key = {row})")  # fmt: skip
+
+
+def write_tallies_by_group(db: Database, groups: Groups) -> None:
+    """Each group: its run keys marked pending, what rows they already had taken out of the tallies, the
+    rows written (the triggers skipping them), then what they hold added in one aggregate upsert."""
+    from store.db.connection import write_lock
+    from store.db.ingest import apply_in
+    from store.db.schema import COLUMNS
+    from store.db.writer import ROW_TABLES, documents_indexed_last
+
+    key_at = {t: COLUMNS[t].index("key" if t == "runs" else "run_key") for t in ROW_TABLES}
+    conn = db.conn
+    for group in groups:
+        keys = {r[key_at[t]] for p in group for t in ROW_TABLES for r in p.tuples[t]}
+        with write_lock(db), documents_indexed_last(db):
+            conn.executemany("INSERT INTO tally_pending (run_key) VALUES (?)", [(k,) for k in sorted(keys)])
+            stored = f"SELECT EXISTS (SELECT 1 FROM runs WHERE key IN {PENDING}) OR EXISTS (SELECT 1 FROM findings WHERE run_key IN {PENDING})"
+            if conn.execute(stored).fetchone()[0]:
+                held = conn.execute(PENDING_TALLIES).fetchall()
+                conn.executemany(
+                    "UPDATE tallies SET n = n - ? WHERE facet = ? AND value = ?",
+                    [(n, f, v) for f, v, n in held],
+                )
+            for prepared in group:
+                apply_in(db, prepared)
+            conn.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({PENDING_TALLIES}) WHERE true "
+                         "ON CONFLICT (facet, value) DO UPDATE SET n = n + excluded.n")  # fmt: skip
+            conn.execute("DELETE FROM tallies WHERE n <= 0")
+            conn.execute("DELETE FROM tally_pending")
+
+
+#: How each tally trigger statement of m010 begins and ends (`schema._tally_add`): an upsert of one row's
+#: (facet, value) pairs, read from a subquery.
+_UPSERT_HEAD = "INSERT INTO tallies (facet, value, n) SELECT facet, value, 1 FROM ("
+_UPSERT_TAIL = ") WHERE value IS NOT NULL ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;"
+
+
+def _trigger_body(db: Database, name: str) -> str:
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [name]).fetchone()[0]
+    return str(sql[sql.index(" BEGIN ") + 7 : sql.rindex(" END")])
+
+
+def _distinct_without_temp_table(body: str, column: str) -> str:
+    """A trigger body's `SELECT DISTINCT ... json_each(...)` (a temporary b-tree per row) as a NOT EXISTS."""
+    items = f"json_each(CASE WHEN json_valid(NEW.{column}) THEN NEW.{column} ELSE '[]' END)"
+    start = body.index("SELECT DISTINCT")
+    end = body.index("WHERE j.type = 'text'", start) + len("WHERE j.type = 'text'")
+    kept = body[start:end].replace("SELECT DISTINCT", "SELECT")
+    first = f" AND NOT EXISTS (SELECT 1 FROM {items} k WHERE k.type = 'text' AND k.value = j.value AND k.id < j.id)"
+    return body[:start] + kept + first + body[end:]
+
+
+def _one_upsert(body: str) -> str:
+    """A trigger body of several tally upserts as one upsert of all their subqueries (UNION ALL)."""
+    statements = [f"{part}{_UPSERT_TAIL}".strip() for part in body.split(_UPSERT_TAIL) if part.strip()]
+    selects = [st[len(_UPSERT_HEAD) : -len(_UPSERT_TAIL)] for st in statements]
+    return _UPSERT_HEAD + " UNION ALL ".join(selects) + _UPSERT_TAIL
+
+
+def cheaper_trigger_bodies(db: Database) -> None:
+    """The two insert triggers' bodies, same tallies: no temporary b-tree for DISTINCT, a finding's run_kind
+    in the same upsert as its other facets (rewritten from the triggers' own SQL)."""
+    runs = _distinct_without_temp_table(_trigger_body(db, "tally_runs_insert"), "pack_versions")
+    found = _distinct_without_temp_table(_trigger_body(db, "tally_findings_insert"), "codes")
+    _recreate_trigger(db, "tally_runs_insert", body=runs)
+    _recreate_trigger(db, "tally_findings_insert", body=_one_upsert(found))
+
+
 def variants(db: Database) -> list[Variant]:
     """Every variant, the indexes read from a freshly migrated schema (`db`)."""
     from store.db.writer import ROW_TABLES
@@ -200,6 +314,10 @@ def variants(db: Database) -> list[Variant]:
             out.append(Variant(f"without every secondary index of {tbl}", drop(*names), write_as_ingest))
     out.append(Variant("without the tally triggers", drop(*TALLY_TRIGGERS, kind="TRIGGER"), write_as_ingest))
     out.append(Variant("without full-text indexing (a plain table)", plain_search_table, write_as_ingest))
+    out.append(
+        Variant("prototype: tallies added once per group", tallies_by_group_schema, write_tallies_by_group)
+    )
+    out.append(Variant("prototype: cheaper tally trigger bodies", cheaper_trigger_bodies, write_as_ingest))
     out += [Variant(f"{t} alone", nothing, alone(t)) for t in (*ROW_TABLES, "search", "originals")]
     return out
 
@@ -280,7 +398,7 @@ def count_instructions(chosen: list[Variant], groups: Groups) -> None:
     if full:
         print(f"\n  against the write as ingest writes it ({full / 1e6:,.0f} M instructions):")
         for name, n in counts.items():
-            if name.startswith(("without", "before")):
+            if name.startswith(("without", "before", "prototype")):
                 print(f"  {name:58} {(n - full) / 1e6:+8,.0f} M ({(n - full) / full:+.1%})")
             elif name.endswith("alone"):
                 print(f"  {name:58} {n / full:8.0%} of it")
@@ -354,7 +472,7 @@ def _against(name: str, cpu: list[float], full: list[float] | None) -> str:
     if full is None:
         return ""
     whole = statistics.median(full)
-    if name.startswith(("without", "before")):
+    if name.startswith(("without", "before", "prototype")):
         saved = statistics.median([f - x for f, x in zip(full, cpu, strict=True)])
         return f"  saves {saved:+.3f} s ({saved / whole:+.0%})"
     if name.endswith("alone"):
