@@ -136,6 +136,18 @@ def moto_server() -> Iterator[str]:
 
 
 @contextmanager
+def s3_environment() -> Iterator[str]:
+    """A moto S3 server with the standard AWS environment pointed at it (credentials, region and the
+    endpoint override botocore reads itself, as `reviewer` and its subprocesses do); yields its endpoint."""
+    with pytest.MonkeyPatch.context() as mp, moto_server() as endpoint:
+        mp.setenv("AWS_ACCESS_KEY_ID", "testing")
+        mp.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        mp.setenv("AWS_ENDPOINT_URL", endpoint)
+        yield endpoint
+
+
+@contextmanager
 def gcs_emulator() -> Iterator[str]:
     """A gcp-storage-emulator server (in memory) on a free port; yields its endpoint URL."""
     emulator = require("gcp_storage_emulator.server", "the Cloud Storage bucket tests")

@@ -19,7 +19,15 @@ from sqlite_utils import Database
 from reviewer.cli.main import cli
 from store.db.ingest import ingest
 from tests.artifact_fixtures import Scope, make_meta, recording_meta, recording_text
-from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, moto_server, object_key, s3_bucket, ticket
+from tests.bucket_servers import (
+    Bucket,
+    gcs_bucket,
+    gcs_emulator,
+    object_key,
+    s3_bucket,
+    s3_environment,
+    ticket,
+)
 from tests.conftest import FIXTURE_RECORDINGS
 
 PLAIN = "plain-tool-run.json"
@@ -34,12 +42,7 @@ _names = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, moto_server() as endpoint:
-        # The standard environment: credentials, region and the endpoint override botocore reads itself.
-        mp.setenv("AWS_ACCESS_KEY_ID", "testing")
-        mp.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
-        mp.setenv("AWS_ENDPOINT_URL", endpoint)
+    with s3_environment() as endpoint:
         yield endpoint
 
 

@@ -26,7 +26,7 @@ from store.reading import buckets
 from store.recordings import list_quarantine
 from store.watch import _Settling, poll_bucket_once, watch_folder
 from tests.artifact_fixtures import Scope, put_file_artifact, recording_meta, recording_text
-from tests.bucket_servers import gcs_bucket, gcs_emulator, moto_server, s3_bucket
+from tests.bucket_servers import gcs_bucket, gcs_emulator, s3_bucket, s3_environment
 from tests.conftest import FIXTURE_RECORDINGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,11 +256,7 @@ ANON = Scope(conversation_id="run-1796001919298-1")
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, moto_server() as endpoint:
-        mp.setenv("AWS_ACCESS_KEY_ID", "testing")
-        mp.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
-        mp.setenv("AWS_ENDPOINT_URL", endpoint)
+    with s3_environment() as endpoint:
         yield endpoint
 
 

@@ -37,7 +37,7 @@ from store.db.connection import open_database
 from store.db.ingest import IngestReport, ingest
 from store.watch import watch_bucket
 from tests.artifact_fixtures import Scope, recording_meta, recording_text
-from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, moto_server, s3_bucket
+from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, s3_bucket, s3_environment
 from tests.conftest import FIXTURE_RECORDINGS, SAMPLES, fresh_postgres_database
 from tests.test_packs_store import build_hand_corpus
 from tests.test_watch import TIMEOUT, Watcher, wait_for
@@ -474,12 +474,7 @@ BEFORE, AFTER, WITH_QUEUE_OPEN = (
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, moto_server() as endpoint:
-        # what `reviewer watch` (a subprocess) reads from the standard environment
-        mp.setenv("AWS_ACCESS_KEY_ID", "testing")
-        mp.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
-        mp.setenv("AWS_ENDPOINT_URL", endpoint)
+    with s3_environment() as endpoint:
         yield endpoint
 
 
