@@ -32,7 +32,7 @@ from bench.scale import BUDGET_S, label_share, ms, pick_words, render, repeat, s
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_million"
 #: The tables the copy writes, whose secondary indexes are dropped during it and rebuilt after.
-COPIED = ("runs", "findings", "search_docs", "search_text")
+COPIED = ("runs", "findings", "search_docs", "search_text", "search_runs")
 
 
 def recreate_database(server: str, name: str) -> str:
@@ -66,20 +66,18 @@ def ingest_base(url: str, base_runs: int) -> float:
 
 
 def words(conn: Any) -> dict[str, str]:
-    """`bench.scale.pick_words` of the full-text index: the base's documents counted (`ts_stat`), times the
-    copies (a copy's documents are the base's text)."""
-    from store.search import PG_RARE_DOCS
+    """`bench.scale.pick_words` of the runs a word is in (`ts_stat` of the base's rows of `search_runs`, schema
+    m017), times the copies (a copy's documents are the base's text), about the bound in runs between a
+    PostgreSQL page's two reads."""
+    from store.search import PG_RARE_RUNS
 
-    stat = (
-        "ts_stat('SELECT t.tsv FROM search_text t JOIN search_docs d ON d.id = t.id "
-        "WHERE strpos(d.run_key, ''~'') = 0')"
-    )
+    stat = "ts_stat('SELECT tokens FROM search_runs WHERE strpos(key, ''~'') = 0')"
     base, total = conn.execute(
-        "SELECT count(*) FILTER (WHERE strpos(run_key, '~') = 0), count(*) FROM search_docs"
+        "SELECT count(*) FILTER (WHERE strpos(key, '~') = 0), count(*) FROM search_runs"
     ).fetchone()
     copies = max(1, round(total / max(1, base)))
     counts = [(str(w), int(n) * copies) for w, n in conn.execute(f"SELECT word, ndoc FROM {stat}")]
-    return pick_words(counts, PG_RARE_DOCS)
+    return pick_words(counts, PG_RARE_RUNS)
 
 
 def replicate(url: str, copies: int) -> float:

@@ -12,7 +12,7 @@ from sqlite_utils import Database
 
 from store.errors import NotFound
 from store.rows import Count, fetch_rows, finding_out, run_out
-from store.search import Walk, count_matching_runs_at_most, search_condition
+from store.search import SortedRuns, Walk, count_matching_runs_at_most, postgres_sorted_runs, search_condition
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 
@@ -168,7 +168,11 @@ def runs_page(
     """
     exprs, desc, nullable = _order(sort)
     walk = Walk(sort, None if after is None else str(after[-1]))  # every sort ends with the key
-    where, params = run_filters(db, walk=walk, **filters)
+    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    sorted_runs: SortedRuns | None = None
+    if set(active) == {"search"} and limit is not None and (after is not None or offset <= 0):
+        sorted_runs = postgres_sorted_runs(db, str(active["search"]), walk)
+    where, params = ([], []) if sorted_runs is not None else run_filters(db, walk=walk, **filters)
     if after is None and offset > 0:
         boundary = _boundary(db, exprs, desc, where, params, offset - 1)
         if boundary is None:
@@ -188,14 +192,17 @@ def runs_page(
         want = None if limit is None else int(limit) - len(out)
         if want is not None and want <= 0:
             break
-        conds = [*where, *extra]
+        conds, conds_params = [*where, *extra], [*params, *extra_params]
+        if sorted_runs is not None and want is not None:  # the page's runs chosen before their rows are read
+            chosen, chosen_params = sorted_runs.condition(exprs, desc, extra, extra_params, want)
+            conds, conds_params = [chosen, *extra], [*chosen_params, *extra_params]
         sql = f"SELECT {cols}, {keys} FROM runs r"
         if conds:
             sql += " WHERE " + " AND ".join(conds)
         sql += " ORDER BY " + ", ".join(e + direction for e in exprs)
         if want is not None:
             sql += f" LIMIT {want}"
-        for row in fetch_rows(db, sql, [*params, *extra_params]):
+        for row in fetch_rows(db, sql, conds_params):
             row["cursor"] = [row.pop(f"_k{i}") for i in range(len(exprs))]
             out.append(run_out(row))
     return out

@@ -6,7 +6,8 @@ A document's id is its run's rowid shifted left by SEARCH_DOC_BITS (schema m011)
 are read from the ids alone, and one run's documents are one id range. The reads of a page:
 
 * "drive" (a rare word, or any word on a page in an order no index walks): read the matching runs, then sort
-  them;
+  them (on PostgreSQL from `search_runs`, schema m017: one row a run with every token of its documents and
+  the run's sort keys, so a newest- or oldest-first page reads only its own runs' rows, `SortedRuns`);
 * "window" (SQLite, a newest- or oldest-first page): walk runs in the page's order; runs of a window of
   rowids where the walk starts are tested against that window's matches (read once), any other run is
   sought in the index by its id range. Runs are stored in about the order they ran, so the walk rarely
@@ -18,12 +19,13 @@ are read from the ids alone, and one run's documents are one id range. The reads
 * "probe" (PostgreSQL, a word its statistics do not call rare): walk runs seeking each in the index.
 
 SQLite chooses from a count up to RARE_DOCS and a sample of SAMPLE_DOCS matches at most; PostgreSQL from its
-planner's statistics (a GIN match visits the row of every match, so even counting the matches of a common
-word took 585 ms there), counting only when there are none.
+planner's statistics of `search_runs` (a GIN match visits the row of every match, so even counting the
+matches of a common word took 585 ms there), counting runs up to PG_RARE_RUNS only when there are none.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +37,17 @@ from store.rows import Count
 
 #: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
 MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
+#: PostgreSQL (schema m017): a run (alias `w`, its row of `search_runs`: every token of its documents, GIN-
+#: indexed) matches a query: it holds all of the query's tokens and, unless the query is one token, one of
+#: its documents matches (sought in the run's id range, so two words or a phrase are still found within one
+#: document, as FTS5 finds them). Reading runs so, not their matching documents, visits one narrow row a run.
+PG_RUN_MATCHES = (
+    "w.tokens @@ fts5_run_query(?) AND (numnode(fts5_query(?)) = 1 OR EXISTS (SELECT 1 FROM search s "
+    f"WHERE search MATCH ? AND s.rowid >= (w.run << {SEARCH_DOC_BITS}) "
+    f"AND s.rowid < ((w.run + 1) << {SEARCH_DOC_BITS})))"
+)
+#: The rowids of the runs a query matches, on PostgreSQL.
+PG_MATCHED_RUNS = f"SELECT w.run FROM search_runs w WHERE {PG_RUN_MATCHES}"
 #: One run's documents match: a seek of the run's id range in the index (a window's runs outside it).
 RUN_MATCHES = (
     "EXISTS (SELECT 1 FROM search s WHERE search MATCH ? "
@@ -58,9 +71,9 @@ WINDOWED_SORTS = {"newest": -1, "oldest": 1}
 SAMPLE_RUNS = 8_000
 SAMPLE_WINDOWS = 8
 SAMPLE_DOCS = 2_000
-#: PostgreSQL: below this many matching documents (by its statistics) a page drives, from it probes (both
-#: cost about 110 ms a page at 7,000-8,000 documents at a million runs: see `_postgres_read`).
-PG_RARE_DOCS = 8_000
+#: PostgreSQL: below this many matching runs (by its statistics) a page drives, from it probes (both cost
+#: 40-50 ms a page at 16,000-18,000 runs of a million: see `_postgres_read`).
+PG_RARE_RUNS = 16_000
 
 
 @dataclass(frozen=True)
@@ -81,8 +94,10 @@ class SearchRead:
     first: int = 0
     last: int = -1
 
-    def condition(self, query: str) -> tuple[str, list[Any]]:
-        """The SQL condition on alias `r` and its parameters."""
+    def condition(self, query: str, *, postgres: bool = False) -> tuple[str, list[Any]]:
+        """The SQL condition on alias `r` and its parameters (`postgres`: for a PostgreSQL database)."""
+        if self.name == "drive" and postgres:  # the runs' own rows of tokens (schema m017)
+            return f"r.rowid IN ({PG_MATCHED_RUNS})", pg_match_params(query)
         if self.name == "drive":  # read the few matching runs by rowid, then sort them
             return f"r.rowid IN ({MATCHED_RUNS})", [query]
         if self.name == "gather":  # "+r.rowid": walk runs in list order testing the once-built match set
@@ -104,6 +119,47 @@ GATHER = SearchRead("gather")
 PROBE = SearchRead("probe")
 
 
+def pg_match_params(query: str) -> list[str]:
+    """The parameters of PG_RUN_MATCHES."""
+    return [query, query, query]
+
+
+@dataclass(frozen=True)
+class SortedRuns:
+    """PostgreSQL, a newest- or oldest-first page whose only filter is a search its statistics call rare
+    (`postgres_sorted_runs`): the page's runs are chosen from `search_runs`, which holds each run's sort
+    keys beside its tokens, so only the page's own runs' rows are read. Driving through `runs` read every
+    matching run's row (1.3 KB each): 65-190 ms for a word in 7,900 runs at a million runs."""
+
+    query: str
+
+    def condition(
+        self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
+    ) -> tuple[str, list[Any]]:
+        """The condition on alias `r` that it is one of the `want` first matching runs in the order of
+        `keys` (the sort's expressions, on `r.started_ms` and `r.key`) that meet a segment's `extra`
+        conditions (on those keys too), and its parameters."""
+        on_w = [_RUN_ALIAS.sub("w.", c) for c in extra]
+        order = ", ".join(_RUN_ALIAS.sub("w.", k) + (" DESC" if desc else " ASC") for k in keys)
+        inner = " AND ".join([PG_RUN_MATCHES, *on_w])
+        return (
+            f"r.rowid IN (SELECT w.run FROM search_runs w WHERE {inner} ORDER BY {order} LIMIT {int(want)})",
+            [*pg_match_params(self.query), *extra_params],
+        )
+
+
+def postgres_sorted_runs(db: Database, text: str, walk: Walk) -> SortedRuns | None:
+    """`SortedRuns` for a page of runs matching `text` walked as `walk`, when that is how it is best read:
+    on PostgreSQL, newest or oldest first, a word its statistics call rare (None otherwise)."""
+    if not is_postgres(db) or walk.sort not in WINDOWED_SORTS:
+        return None
+    query = fts_query(text)
+    return SortedRuns(query) if search_read(db, query, walk) == DRIVE else None
+
+
+_RUN_ALIAS = re.compile(r"\br\.")
+
+
 def fts_query(text: str) -> str:
     """Quote user input as FTS5 phrases (every word must appear), so no syntax error reaches the user (a NUL,
     which FTS5 reads as the end of the query, separates words like a space)."""
@@ -116,7 +172,7 @@ def search_condition(db: Database, text: str, walk: Walk | None) -> tuple[str, l
     (no walk: a count) by reading the matching runs."""
     query = fts_query(text)
     read = DRIVE if walk is None else search_read(db, query, walk)
-    return read.condition(query)
+    return read.condition(query, postgres=is_postgres(db))
 
 
 def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
@@ -146,24 +202,28 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
 
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
     """PostgreSQL: a GIN match visits the row of every match, and reading every match of a window costs what
-    reading them all does (the index's whole entry is read, about a microsecond a match), so a page reads a
-    rare word's matches and tests any other word run by run as it walks. Measured at a million runs (pages
-    of 100, newest first, default server settings, load 3.5 on 2 cores), driving / probing: 500 documents
-    9 / 3,300 ms; 2,000: 31 / 320; 7,000: 93-106 / 115-177; 8,000: 103-120 / 97-135; 9,000: 146-150 /
-    87-131; 20,000: 380 / 84; 50,000: 1,440 / 17; 200,000 and more: seconds / 4-8. A page in an order no
-    index walks drives (it sorts whatever it reads)."""
+    reading them all does (the index's whole entry is read), so a page reads a rare word's runs from
+    `search_runs` and tests any other word run by run as it walks. Measured at a million runs (pages of
+    100 newest first with their unlabelled counts, through `runs_page`, default server settings, load 2.0-2.5
+    on 2 cores), driving / probing: 3,500 runs 29 / 209 ms; 6,000: 21 / 126; 8,500: 32 / 81; 12,200: 37 /
+    69; 14,600: 37 / 75; 16,900: 41 / 53; 18,500: 92 / 49; 21,100: 99 / 41; 22,900: 109 / 36. (Driving reads
+    a row of `search_runs` a run, about a page each: past about 17,000 pages they no longer stay among the
+    server's 128 MB of shared buffers, and each is read from the OS's cache again, 5 us a page.) A page in an
+    order no index walks drives (it sorts whatever it reads)."""
     if walk.sort not in WINDOWED_SORTS or _postgres_rare(db, query):
         return DRIVE
     return PROBE
 
 
 def _postgres_rare(db: Database, query: str) -> bool:
-    """Whether `query` matches fewer than PG_RARE_DOCS documents: by the statistics, or counted up to that
-    bound when there are none (a column never analysed)."""
-    estimate = postgres_matches_estimate(db, query)
+    """Whether `query` matches fewer than PG_RARE_RUNS runs: by the statistics, or counted up to that bound
+    when there are none (a column never analysed)."""
+    estimate = postgres_runs_estimate(db, query)
     if estimate is None:
-        return _matches_up_to(db, query, PG_RARE_DOCS) < PG_RARE_DOCS
-    return estimate < PG_RARE_DOCS
+        sql = f"SELECT count(*) FROM ({PG_MATCHED_RUNS} LIMIT ?) AS m"
+        found = int(db.execute(sql, [*pg_match_params(query), PG_RARE_RUNS]).fetchone()[0])
+        return found < PG_RARE_RUNS
+    return estimate < PG_RARE_RUNS
 
 
 def _matches_up_to(db: Database, query: str, cap: int) -> int:
@@ -202,25 +262,26 @@ def _sampled_docs_per_run(db: Database, query: str, lo: int, hi: int) -> float:
     return found / sampled
 
 
-#: For each token of a query (PostgreSQL): the share of documents holding it by the planner's statistics of
-#: `search_text.tsv` when it is one of their most common lexemes (else NULL), the least such share (what a
-#: lexeme not among them stays under), and the documents now (the planner's own estimate: rows per page of
-#: the last ANALYZE times the pages now). No row at all when the column was never analysed.
+#: For each token of a query (PostgreSQL): the share of runs holding it by the planner's statistics of
+#: `search_runs.tokens` (schema m017) when it is one of their most common lexemes (else NULL), the least such
+#: share (what a lexeme not among them stays under), and the runs with a document now (the planner's own
+#: estimate: rows per page of the last ANALYZE times the pages now). No row at all when the column was never
+#: analysed.
 POSTGRES_TOKEN_SHARES = (
     "SELECT st.freqs[array_position(st.elems, w.token)], st.freqs[cardinality(st.elems) + 1], "
     "(SELECT CASE WHEN c.relpages > 0 THEN c.reltuples / c.relpages * "
     "(pg_relation_size(c.oid) / current_setting('block_size')::float8) ELSE c.reltuples END "
-    "FROM pg_class c WHERE c.oid = 'search_text'::regclass) "
+    "FROM pg_class c WHERE c.oid = 'search_runs'::regclass) "
     "FROM unnest(fts5_tokens(?)) AS w(token) CROSS JOIN (SELECT most_common_elems::text::text[] AS elems, "
     "most_common_elem_freqs AS freqs FROM pg_stats WHERE schemaname = current_schema() "
-    "AND tablename = 'search_text' AND attname = 'tsv') AS st"
+    "AND tablename = 'search_runs' AND attname = 'tokens') AS st"
 )
 
 
-def postgres_matches_estimate(db: Database, query: str) -> float | None:
-    """About how many documents `query` matches by PostgreSQL's statistics (None when it has none): its
-    rarest token's share of them, since every token is required. A token not among the most common
-    lexemes counts as their least share, which it is under."""
+def postgres_runs_estimate(db: Database, query: str) -> float | None:
+    """About how many runs `query` matches by PostgreSQL's statistics (None when it has none): its rarest
+    token's share of them, since every token is required. A token not among the most common lexemes counts
+    as their least share, which it is under."""
     rows = db.execute(POSTGRES_TOKEN_SHARES, [query]).fetchall()
     if not rows or any(least is None for _, least, _ in rows):
         return None
@@ -229,20 +290,17 @@ def postgres_matches_estimate(db: Database, query: str) -> float | None:
 
 def count_matching_runs_at_most(db: Database, text: str, cap: int) -> Count:
     """How many runs match the search `text`, read up to `cap` (`exact` False beyond it)."""
-    sql = POSTGRES_RUNS_UP_TO if is_postgres(db) else SQLITE_RUNS_UP_TO
-    n = int(db.execute(sql, [fts_query(text), int(cap) + 1]).fetchone()[0])
+    query = fts_query(text)
+    if is_postgres(db):
+        n = int(db.execute(POSTGRES_RUNS_UP_TO, [*pg_match_params(query), int(cap) + 1]).fetchone()[0])
+    else:
+        n = int(db.execute(SQLITE_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()[0])
     return Count(min(n, int(cap)), exact=n <= cap)
 
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
 SQLITE_RUNS_UP_TO = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ? LIMIT ?)"
-#: The same on PostgreSQL, where reading every match of a common word visited 725,000 rows (2-5 s at a
-#: million runs): matches in id order, a run counted where its run number changes (a run's ids are
-#: consecutive), so the planner may walk the primary key and stop at the limit for a common word ("source":
-#: 39-65 ms), and read a rarer word's matches from the GIN index and sort them (1-22 ms up to 8,000
-#: documents). Between the two (20,000-300,000 documents) either read is long: 100-870 ms measured.
-POSTGRES_RUNS_UP_TO = (
-    f"SELECT count(*) FROM (SELECT 1 FROM (SELECT s.rowid >> {SEARCH_DOC_BITS} AS run, "
-    f"lag(s.rowid >> {SEARCH_DOC_BITS}) OVER (ORDER BY s.rowid) AS prev FROM search s WHERE search MATCH ? "
-    "ORDER BY s.rowid) AS m WHERE m.prev IS DISTINCT FROM m.run LIMIT ?)"
-)
+#: The same on PostgreSQL: the runs' rows of `search_runs` (schema m017), up to the limit. Counting runs from
+#: their matching documents visited each document's row (a GIN match is not index-only): 0.7-0.9 s for a
+#: middling word at a million runs, which needs 10,001 of its runs.
+POSTGRES_RUNS_UP_TO = f"SELECT count(*) FROM ({PG_MATCHED_RUNS} LIMIT ?) AS m"
