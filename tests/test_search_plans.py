@@ -248,13 +248,13 @@ def test_postgresql_counts_a_words_runs_without_reading_its_documents(postgresql
     assert runs.count_runs_at_most(postgresql_store, cap=10, search="failing").exact is False
 
 
-@pytest.mark.usefixtures("scaled")
-def test_a_postgresql_page_of_a_rare_word_reads_only_its_own_runs_rows(
-    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("word", ["997", "failing", "synthetic"])
+def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
+    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
 ) -> None:
     """Newest or oldest first, searching alone: the page's runs are chosen from `search_runs` (which holds
-    their sort keys), so 40 runs' rows are read for a page of 40, not every matching run's (1,000 here)."""
-    monkeypatch.setattr(search, "PG_RARE_RUNS", 5_000)  # "failing" (1,000 runs) is rare
+    their sort keys), so 40 runs' rows are read for a page of 40, not every matching run's, nor every run
+    walked past (1,000 here)."""
     statements: list[tuple[str, list[Any]]] = []
     fetch = runs.fetch_rows
 
@@ -265,8 +265,8 @@ def test_a_postgresql_page_of_a_rare_word_reads_only_its_own_runs_rows(
     monkeypatch.setattr(runs, "fetch_rows", recorded)
     for sort in ("newest", "oldest"):
         statements.clear()
-        page = runs.runs_page(postgresql_store, search="failing", sort=sort, limit=40)
-        assert len(page) == 40
+        page = runs.runs_page(postgresql_store, search=word, sort=sort, limit=40)
+        assert len(page) == (1 if word == "997" else 40)
         rows_read = sum(
             int(n["Actual Rows"]) * int(n.get("Actual Loops", 1))
             for sql, params in statements
@@ -274,6 +274,28 @@ def test_a_postgresql_page_of_a_rare_word_reads_only_its_own_runs_rows(
             if n.get("Relation Name") == "runs"
         )
         assert rows_read <= 40, sort
+
+
+def _keyset_pages(db: Any, text: str, sort: str) -> list[str]:
+    keys: list[str] = []
+    after = None
+    for _ in range(3):
+        page = runs.runs_page(db, search=text, sort=sort, limit=40, after=after)
+        keys += [r["run_key"] for r in page]
+        if not page:
+            break
+        after = page[-1]["cursor"]
+    return keys
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+def test_keyset_pages_of_a_search_are_the_same_on_both_backends(
+    sqlite_store: Any, postgresql_store: Any, sort: str
+) -> None:
+    for text in ("997", "failing", "synthetic", "failing incidents", "prompt-997"):
+        expected = _keyset_pages(sqlite_store, text, sort)
+        assert _keyset_pages(postgresql_store, text, sort) == expected, text
+        assert len(expected) == {"997": 1, "failing incidents": 0, "prompt-997": 1}.get(text, 120)
 
 
 def test_postgresql_keeps_each_runs_tokens_as_its_documents_change() -> None:
@@ -301,15 +323,14 @@ def test_postgresql_keeps_each_runs_tokens_as_its_documents_change() -> None:
             assert [r["run_key"] for r in runs.runs_page(db, search="zebra")] == [
                 db.execute("SELECT key FROM runs WHERE rowid = ?", [rowids[6]]).fetchone()[0]
             ]
-            monkeypatch = pytest.MonkeyPatch()
-            monkeypatch.setattr(search, "search_read", lambda db, query, walk: search.DRIVE)
-            try:
-                newest = [r["run_key"] for r in runs.runs_page(db, search="incidents", limit=3)]
-                db.execute("UPDATE runs SET started_ms = 1 WHERE key = ?", [newest[0]])
-                after = [r["run_key"] for r in runs.runs_page(db, search="incidents", sort="oldest", limit=1)]
-                assert after == [newest[0]]
-            finally:
-                monkeypatch.undo()
+            newest = [r["run_key"] for r in runs.runs_page(db, search="incidents", limit=3)]
+            db.execute("UPDATE runs SET started_ms = 1 WHERE key = ?", [newest[0]])  # now the oldest
+            db.execute("UPDATE runs SET started_ms = NULL WHERE key = ?", [newest[1]])  # sorts as the lowest
+            oldest = [r["run_key"] for r in runs.runs_page(db, search="incidents", sort="oldest", limit=2)]
+            assert oldest == [newest[1], newest[0]]
+            assert [r["run_key"] for r in runs.runs_page(db, search="incidents", limit=20)][-2:] == oldest[
+                ::-1
+            ]
             db.execute("TRUNCATE search_text")
             assert (count("failing"), count("zebra")) == (0, 0)
         finally:

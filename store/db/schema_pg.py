@@ -627,6 +627,7 @@ def pg_m017_search_runs(db: PgDatabase) -> None:
     )
     db.execute(f"INSERT INTO search_runs (run, started_ms, key, tokens) {_search_runs_rows('search_text')}")
     db.execute("CREATE INDEX search_runs_tokens ON search_runs USING gin (tokens)")
+    db.execute("CREATE INDEX search_runs_order ON search_runs (started_ms, key)")
     runs_of_removed = f"SELECT DISTINCT id >> {SEARCH_DOC_BITS} AS run FROM removed"
     recount = (
         f"DELETE FROM search_runs WHERE run IN ({runs_of_removed}); "
