@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from store.db.postgres import is_postgres
 from store.errors import NotFound
 from store.rows import Count, fetch_rows, finding_out, run_out
 from store.search import SortedRuns, Walk, count_matching_runs_at_most, postgres_sorted_runs, search_condition
@@ -170,8 +171,12 @@ def runs_page(
     walk = Walk(sort, None if after is None else str(after[-1]))  # every sort ends with the key
     active = {k: v for k, v in filters.items() if v not in (None, "", False)}
     sorted_runs: SortedRuns | None = None
-    if set(active) == {"search"} and limit is not None and (after is not None or offset <= 0):
-        sorted_runs = postgres_sorted_runs(db, str(active["search"]), walk)
+    if limit is not None and (after is not None or offset <= 0):
+        if set(active) == {"search"}:
+            sorted_runs = postgres_sorted_runs(db, str(active["search"]), walk)
+        elif set(active) == {"kind"} and is_postgres(db) and sort in ("newest", "oldest"):
+            # (kind, started_ms, key) of every run with a finding of the kind (schema m018): one index range
+            sorted_runs = SortedRuns("run_kinds", "w.kind = ?", (str(active["kind"]),), "key", "key")
     where, params = ([], []) if sorted_runs is not None else run_filters(db, walk=walk, **filters)
     if after is None and offset > 0:
         boundary = _boundary(db, exprs, desc, where, params, offset - 1)

@@ -126,15 +126,20 @@ def pg_match_params(query: str) -> list[str]:
 
 @dataclass(frozen=True)
 class SortedRuns:
-    """PostgreSQL, a newest- or oldest-first page whose only filter is a search (`postgres_sorted_runs`): the
-    page's runs are chosen from `search_runs` (schema m017), which holds each run's sort keys beside its
-    tokens, so only the page's own runs' rows are read, and the planner, seeing the query's tokens and their
-    statistics, either walks `search_runs_order` testing each run's tokens (a common word) or reads a rarer
-    word's runs from the GIN index and sorts them. Through `runs`, either read visited a wide row (1.3 KB)
-    per run walked or matched, and a walk sought each run's documents: 60-170 ms a page for words in
-    7,000-17,000 runs of a million, whichever read was taken."""
+    """PostgreSQL, a newest- or oldest-first page with one filter that a narrow table of its own answers
+    beside each run's sort keys (`started_ms`, `key`): the page's runs are chosen from that table (`source`,
+    alias `w`, rows meeting `match`; its column `run` is the run's column `runs_column`), so only the page's
+    own runs' rows are read. A search reads `search_runs` (schema m017): the planner, seeing the query's tokens and their
+    statistics, walks `search_runs_order` testing each run's tokens (a common word) or reads a rarer word's
+    runs from the GIN index and sorts them; through `runs`, either read visited a wide row (1.3 KB) per run
+    walked or matched, and a walk sought each run's documents (60-170 ms a page for words in 7,000-17,000
+    runs of a million). A finding kind reads `run_kinds` (m018), one index range."""
 
-    query: str
+    source: str
+    match: str
+    params: tuple[Any, ...]
+    run: str
+    runs_column: str
 
     def condition(
         self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
@@ -144,10 +149,11 @@ class SortedRuns:
         conditions (on those keys too), and its parameters."""
         on_w = [_RUN_ALIAS.sub("w.", c) for c in extra]
         order = ", ".join(_RUN_ALIAS.sub("w.", k) + (" DESC" if desc else " ASC") for k in keys)
-        inner = " AND ".join([PG_RUN_MATCHES, *on_w])
+        inner = " AND ".join([self.match, *on_w])
         return (
-            f"r.rowid IN (SELECT w.run FROM search_runs w WHERE {inner} ORDER BY {order} LIMIT {int(want)})",
-            [*pg_match_params(self.query), *extra_params],
+            f"r.{self.runs_column} IN (SELECT w.{self.run} FROM {self.source} w "
+            f"WHERE {inner} ORDER BY {order} LIMIT {int(want)})",
+            [*self.params, *extra_params],
         )
 
 
@@ -156,7 +162,7 @@ def postgres_sorted_runs(db: Database, text: str, walk: Walk) -> SortedRuns | No
     first (None otherwise)."""
     if not is_postgres(db) or walk.sort not in WINDOWED_SORTS:
         return None
-    return SortedRuns(fts_query(text))
+    return SortedRuns("search_runs", PG_RUN_MATCHES, tuple(pg_match_params(fts_query(text))), "run", "rowid")
 
 
 _RUN_ALIAS = re.compile(r"\br\.")

@@ -680,6 +680,54 @@ def pg_m017_search_runs(db: PgDatabase) -> None:
     )
 
 
+def pg_m018_run_kinds(db: PgDatabase) -> None:
+    """`run_kinds`: one row per run and kind of finding it has, with the run's start time, indexed by (kind,
+    started_ms, key), kept by statement triggers on `findings` and a row trigger on `runs`. A newest- or
+    oldest-first page of the runs with a finding of a kind reads one range of it: walking runs newest first
+    and seeking a finding of the kind for each cost 44-53 ms a page at a million runs for a kind in 1.5% of
+    them (6,900 runs walked for 100, four index pages each)."""
+    db.execute(
+        "CREATE TABLE run_kinds (kind TEXT NOT NULL, key TEXT NOT NULL, started_ms BIGINT, PRIMARY KEY (kind, key))"
+    )
+    pairs = (
+        "SELECT DISTINCT f.kind, f.run_key, r.started_ms FROM {rows} f LEFT JOIN runs r ON r.key = f.run_key "
+        "WHERE f.kind IS NOT NULL"
+    )
+    db.execute(f"INSERT INTO run_kinds (kind, key, started_ms) {pairs.format(rows='findings')}")
+    db.execute("CREATE INDEX run_kinds_order ON run_kinds (kind, started_ms, key)")
+    entered = (
+        f"INSERT INTO run_kinds (kind, key, started_ms) {pairs.format(rows='new_rows')} "
+        "ON CONFLICT (kind, key) DO NOTHING;"
+    )
+    left = (
+        "DELETE FROM run_kinds k USING (SELECT DISTINCT kind, run_key FROM old_rows) o "
+        "WHERE k.kind = o.kind AND k.key = o.run_key "
+        "AND NOT EXISTS (SELECT 1 FROM findings f WHERE f.kind = o.kind AND f.run_key = o.run_key);"
+    )
+    for name, event, tables, body in (
+        ("run_kinds_insert", "INSERT", "NEW TABLE AS new_rows", entered),
+        ("run_kinds_delete", "DELETE", "OLD TABLE AS old_rows", left),
+        ("run_kinds_update", "UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows", left + " " + entered),
+    ):
+        db.execute(_statement_trigger(name, event, tables, body))
+    db.execute(
+        "CREATE FUNCTION run_kinds_empty() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN TRUNCATE run_kinds; RETURN NULL; END $$"
+    )
+    db.execute(
+        "CREATE TRIGGER run_kinds_empty AFTER TRUNCATE ON findings FOR EACH STATEMENT EXECUTE FUNCTION run_kinds_empty()"
+    )
+    db.execute(
+        _plpgsql_trigger(
+            "run_kinds_sort_keys",
+            "runs",
+            "UPDATE OF started_ms, key",
+            "UPDATE run_kinds SET started_ms = NEW.started_ms, key = NEW.key WHERE key = OLD.key "
+            "AND (started_ms IS DISTINCT FROM NEW.started_ms OR key IS DISTINCT FROM NEW.key);",
+        )
+    )
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -699,6 +747,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m015_search_tokens_as_fts5": pg_m015_search_tokens_as_fts5,
     "m016_runs_by_most_findings": pg_m016_runs_by_most_findings,
     "m017_search_runs": pg_m017_search_runs,
+    "m018_run_kinds": pg_m018_run_kinds,
 }
 
 

@@ -1,0 +1,138 @@
+"""The runs screen filtered by a finding kind, newest or oldest first: on PostgreSQL the page's runs are chosen
+from `run_kinds` (schema m018: every (kind, run) pair beside the run's start time), so a page reads only its
+own runs' rows, gives the pages SQLite gives, and follows findings and runs as they change.
+
+A generated store of 1,000 runs with findings (`bench.synthetic`) on each backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
+from store import runs
+from store.db.connection import open_database
+from store.db.postgres import translate
+from store.vocab import DANGLING_REFERENCE, NEGATIVE_CLAIM, WITHHELD_ANSWER
+from tests.conftest import fresh_postgres_database
+
+RUNS = 1_000
+KINDS = (NEGATIVE_CLAIM, DANGLING_REFERENCE, WITHHELD_ANSWER)
+
+
+def _fill(db: Any) -> Any:
+    insert_synthetic_runs(db, RUNS)
+    insert_synthetic_findings(db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def sqlite_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    db = _fill(open_database(tmp_path_factory.mktemp("kinds") / "review.db"))
+    yield db
+    db.close()
+
+
+@pytest.fixture(scope="module")
+def postgresql_store() -> Iterator[Any]:
+    with fresh_postgres_database() as url:
+        db = _fill(open_database(url))
+        db.execute("ANALYZE")
+        yield db
+        db.close()
+
+
+def _keyset_pages(db: Any, kind: str, sort: str) -> list[str]:
+    keys: list[str] = []
+    after = None
+    for _ in range(4):
+        page = runs.runs_page(db, kind=kind, sort=sort, limit=30, after=after)
+        keys += [r["run_key"] for r in page]
+        if not page:
+            break
+        after = page[-1]["cursor"]
+    return keys
+
+
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_pages_of_a_kind_are_the_same_on_both_backends(
+    sqlite_store: Any, postgresql_store: Any, kind: str, sort: str
+) -> None:
+    expected = _keyset_pages(sqlite_store, kind, sort)
+    assert len(expected) > 10
+    assert _keyset_pages(postgresql_store, kind, sort) == expected
+
+
+def _runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
+    total = 0
+    for sql, params in statements:
+        text, _ = translate(sql)
+        assert text is not None
+        plan = db._conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + text, params).fetchone()[0][0]["Plan"]
+        stack = [plan]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.get("Plans", []))
+            if node.get("Relation Name") == "runs":
+                total += int(node["Actual Rows"]) * int(node.get("Actual Loops", 1))
+    return total
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_postgresql_page_of_a_kind_reads_only_its_own_runs_rows(
+    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """Walking runs newest first and seeking a finding of the kind for each read every run walked past: 6,900
+    for a page of 100 of a kind in 1.5% of a million runs."""
+    statements: list[tuple[str, list[Any]]] = []
+    fetch = runs.fetch_rows
+
+    def recorded(db: Any, sql: str, params: Any = None) -> Any:
+        statements.append((sql, list(params or [])))
+        return fetch(db, sql, params)
+
+    monkeypatch.setattr(runs, "fetch_rows", recorded)
+    for sort in ("newest", "oldest"):
+        statements.clear()
+        assert len(runs.runs_page(postgresql_store, kind=kind, sort=sort, limit=10)) == 10
+        assert _runs_rows_read(postgresql_store, statements) <= 10, sort
+
+
+def test_postgresql_keeps_each_runs_kinds_as_findings_and_runs_change() -> None:
+    with fresh_postgres_database() as url:
+        db = open_database(url)
+        try:
+            insert_synthetic_runs(db, 40)
+            insert_synthetic_findings(db)
+
+            def kinds_of(key: str) -> set[str]:
+                rows = db.execute("SELECT kind FROM run_kinds WHERE key = ?", [key]).fetchall()
+                return {r[0] for r in rows}
+
+            def found(key: str) -> set[str]:
+                rows = db.execute("SELECT DISTINCT kind FROM findings WHERE run_key = ?", [key]).fetchall()
+                return {r[0] for r in rows}
+
+            key, fid = db.execute("SELECT run_key, id FROM findings ORDER BY id LIMIT 1").fetchone()
+            other = db.execute("SELECT key FROM runs WHERE key <> ? ORDER BY key LIMIT 1", [key]).fetchone()[
+                0
+            ]
+            assert kinds_of(key) == found(key) != set()
+            db.execute("UPDATE findings SET kind = 'a-new-kind', run_key = ? WHERE id = ?", [other, fid])
+            assert (kinds_of(key), kinds_of(other)) == (found(key), found(other))
+            assert "a-new-kind" in kinds_of(other)
+            assert [r["run_key"] for r in runs.runs_page(db, kind="a-new-kind")] == [other]
+            db.execute("DELETE FROM findings WHERE run_key = ?", [other])
+            assert kinds_of(other) == set()
+            assert runs.runs_page(db, kind="a-new-kind") == []
+            kind = NEGATIVE_CLAIM
+            newest = [r["run_key"] for r in runs.runs_page(db, kind=kind, limit=3)]
+            db.execute("UPDATE runs SET started_ms = 1 WHERE key = ?", [newest[0]])  # now the oldest
+            assert [r["run_key"] for r in runs.runs_page(db, kind=kind, sort="oldest", limit=1)] == newest[:1]
+            db.execute("TRUNCATE findings")
+            assert db.execute("SELECT count(*) FROM run_kinds").fetchone()[0] == 0
+        finally:
+            db.close()
