@@ -8,7 +8,8 @@ The store is built as `bench.million.replicated_store` builds the SQLite one: a 
 `--base-runs` runs of 40-60 events, ten a file) ingested through the real ingest into a fresh database of its
 own, then its runs, findings and full-text documents repeated `--copies` times in SQL under new keys (copy c
 adds `~c` to every key and id and shifts start times past the base's span; a document's id carries its new
-run's rowid, as schema m011 wants). Tool calls, events, coverage and evictions are not repeated: no screen
+run's rowid, as schema m011 wants; `search_runs` is filled by its triggers, `run_kinds` refilled from the
+findings after). Tool calls, events, coverage and evictions are not repeated: no screen
 counts or filters on them. During the copy the tally triggers are disabled and the secondary indexes dropped;
 afterwards the indexes are recreated from their own definitions and the tallies recounted from the rows
 (`store.tallies.rebuild_tallies`, as the migrations do), checked against count(*), then VACUUM ANALYZE.
@@ -85,6 +86,7 @@ def replicate(url: str, copies: int) -> float:
     import psycopg
 
     from store.db.schema import COLUMNS, SEARCH_DOC_BITS
+    from store.db.schema_pg import RUN_KINDS_ROWS
 
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
@@ -145,6 +147,11 @@ def replicate(url: str, copies: int) -> float:
                 print(f"index {name} rebuilt: {time.perf_counter() - started:.0f} s", flush=True)
             for table in ("runs", "findings"):
                 conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+            # the copied findings' (kind, run) pairs, which run_kinds' triggers (disabled with the tallies') missed
+            conn.execute("TRUNCATE run_kinds")
+            conn.execute(
+                f"INSERT INTO run_kinds (kind, key, started_ms) {RUN_KINDS_ROWS.format(rows='findings')}"
+            )
     finish(url)
     seconds = time.perf_counter() - started
     print(
@@ -155,10 +162,12 @@ def replicate(url: str, copies: int) -> float:
 
 
 def finish(url: str) -> None:
-    """Recount the tallies from the rows (as the migrations do), check them against count(*), VACUUM ANALYZE."""
+    """Recount the tallies from the rows (as the migrations do), check them against count(*), check that
+    `search_runs` and `run_kinds` hold a row per run (and kind) with the run's sort keys, VACUUM ANALYZE."""
     import psycopg
 
     from store.db.connection import open_database
+    from store.db.schema import SEARCH_DOC_BITS
     from store.tallies import rebuild_tallies
 
     started = time.perf_counter()
@@ -175,10 +184,29 @@ def finish(url: str) -> None:
         counted = db.execute(sql).fetchone()[0]
         if tallied is None or int(tallied[0]) != int(counted):
             raise RuntimeError(f"tally {facet} {tallied} != {counted}")
+    kept = {  # the tables the screens read instead of scanning findings or documents (schema m017, m018)
+        "search_runs": (
+            "SELECT count(*) FROM search_runs w JOIN runs r ON r.rowid = w.run AND r.key = w.key "
+            "AND r.started_ms IS NOT DISTINCT FROM w.started_ms",
+            f"SELECT count(DISTINCT id >> {SEARCH_DOC_BITS}) FROM search_text",
+        ),
+        "run_kinds": (
+            "SELECT count(*) FROM run_kinds k JOIN runs r ON r.key = k.key "
+            "AND r.started_ms IS NOT DISTINCT FROM k.started_ms",
+            "SELECT count(*) FROM (SELECT DISTINCT kind, run_key FROM findings WHERE kind IS NOT NULL) p",
+        ),
+    }
+    for table, (rows, expected) in kept.items():
+        got, want = (int(db.execute(sql).fetchone()[0]) for sql in (rows, expected))
+        if got != want:
+            raise RuntimeError(f"{table}: {got} rows agreeing with runs, {want} expected")
     db.close()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE")
-    print(f"tallies recounted and checked, VACUUM ANALYZE: {time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"tallies recounted and checked, search_runs and run_kinds checked, VACUUM ANALYZE: {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
 
 
 def screen_rows(url: str, words: dict[str, str], repeats: int) -> list[list[str]]:

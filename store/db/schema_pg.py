@@ -680,6 +680,13 @@ def pg_m017_search_runs(db: PgDatabase) -> None:
     )
 
 
+#: The `run_kinds` rows (kind, key, started_ms) of the findings in `{rows}` (a table or transition table).
+RUN_KINDS_ROWS = (
+    "SELECT DISTINCT f.kind, f.run_key, r.started_ms FROM {rows} f LEFT JOIN runs r ON r.key = f.run_key "
+    "WHERE f.kind IS NOT NULL"
+)
+
+
 def pg_m018_run_kinds(db: PgDatabase) -> None:
     """`run_kinds`: one row per run and kind of finding it has, with the run's start time, indexed by (kind,
     started_ms, key), kept by statement triggers on `findings` and a row trigger on `runs`. A newest- or
@@ -689,10 +696,7 @@ def pg_m018_run_kinds(db: PgDatabase) -> None:
     db.execute(
         "CREATE TABLE run_kinds (kind TEXT NOT NULL, key TEXT NOT NULL, started_ms BIGINT, PRIMARY KEY (kind, key))"
     )
-    pairs = (
-        "SELECT DISTINCT f.kind, f.run_key, r.started_ms FROM {rows} f LEFT JOIN runs r ON r.key = f.run_key "
-        "WHERE f.kind IS NOT NULL"
-    )
+    pairs = RUN_KINDS_ROWS
     db.execute(f"INSERT INTO run_kinds (kind, key, started_ms) {pairs.format(rows='findings')}")
     db.execute("CREATE INDEX run_kinds_order ON run_kinds (kind, started_ms, key)")
     entered = (
