@@ -37,17 +37,15 @@ from store.rows import Count
 
 #: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
 MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
-#: PostgreSQL (schema m017): a run (alias `w`, its row of `search_runs`: every token of its documents, GIN-
-#: indexed) matches a query: it holds all of the query's tokens and, unless the query is one token, one of
-#: its documents matches (sought in the run's id range, so two words or a phrase are still found within one
-#: document, as FTS5 finds them). Reading runs so, not their matching documents, visits one narrow row a run.
-PG_RUN_MATCHES = (
-    "w.tokens @@ fts5_run_query(?) AND (numnode(fts5_query(?)) = 1 OR EXISTS (SELECT 1 FROM search s "
-    f"WHERE search MATCH ? AND s.rowid >= (w.run << {SEARCH_DOC_BITS}) "
-    f"AND s.rowid < ((w.run + 1) << {SEARCH_DOC_BITS})))"
-)
-#: The rowids of the runs a query matches, on PostgreSQL.
-PG_MATCHED_RUNS = f"SELECT w.run FROM search_runs w WHERE {PG_RUN_MATCHES}"
+#: PostgreSQL (schema m017): a run (alias `w`, its row of `search_runs`: every token of its documents,
+#: GIN-indexed) holds a one-token query's token. Reading runs so, not their matching documents, visits one
+#: narrow row a run. A query of more tokens (two words, a phrase) is still matched document by document
+#: (the GIN index of `search_text` intersects its tokens' entries, and FTS5 wants them in one document):
+#: testing each run holding all of them against its documents cost seconds where many runs hold two
+#: common words that no one document holds together.
+PG_RUN_HOLDS = "w.tokens @@ fts5_query(?)"
+#: The rowids of the runs holding a one-token query's token, on PostgreSQL.
+PG_TOKEN_RUNS = f"SELECT w.run FROM search_runs w WHERE {PG_RUN_HOLDS}"
 #: One run's documents match: a seek of the run's id range in the index (a window's runs outside it).
 RUN_MATCHES = (
     "EXISTS (SELECT 1 FROM search s WHERE search MATCH ? "
@@ -94,10 +92,11 @@ class SearchRead:
     first: int = 0
     last: int = -1
 
-    def condition(self, query: str, *, postgres: bool = False) -> tuple[str, list[Any]]:
-        """The SQL condition on alias `r` and its parameters (`postgres`: for a PostgreSQL database)."""
-        if self.name == "drive" and postgres:  # the runs' own rows of tokens (schema m017)
-            return f"r.rowid IN ({PG_MATCHED_RUNS})", pg_match_params(query)
+    def condition(self, query: str, *, token_runs: bool = False) -> tuple[str, list[Any]]:
+        """The SQL condition on alias `r` and its parameters (`token_runs`: a one-token query on PostgreSQL,
+        whose runs are read from `search_runs`)."""
+        if self.name == "drive" and token_runs:
+            return f"r.rowid IN ({PG_TOKEN_RUNS})", [query]
         if self.name == "drive":  # read the few matching runs by rowid, then sort them
             return f"r.rowid IN ({MATCHED_RUNS})", [query]
         if self.name == "gather":  # "+r.rowid": walk runs in list order testing the once-built match set
@@ -119,9 +118,9 @@ GATHER = SearchRead("gather")
 PROBE = SearchRead("probe")
 
 
-def pg_match_params(query: str) -> list[str]:
-    """The parameters of PG_RUN_MATCHES."""
-    return [query, query, query]
+def postgres_one_token(db: Database, query: str) -> bool:
+    """Whether the FTS5 `query` is one token on PostgreSQL (its runs are then read from `search_runs`)."""
+    return bool(db.execute("SELECT numnode(fts5_query(?)) = 1", [query]).fetchone()[0])
 
 
 @dataclass(frozen=True)
@@ -159,10 +158,11 @@ class SortedRuns:
 
 def postgres_sorted_runs(db: Database, text: str, walk: Walk) -> SortedRuns | None:
     """`SortedRuns` for a page of runs matching `text` walked as `walk`: on PostgreSQL, newest or oldest
-    first (None otherwise)."""
-    if not is_postgres(db) or walk.sort not in WINDOWED_SORTS:
+    first, a query of one token (None otherwise)."""
+    query = fts_query(text)
+    if not is_postgres(db) or walk.sort not in WINDOWED_SORTS or not postgres_one_token(db, query):
         return None
-    return SortedRuns("search_runs", PG_RUN_MATCHES, tuple(pg_match_params(fts_query(text))), "run", "rowid")
+    return SortedRuns("search_runs", PG_RUN_HOLDS, (query,), "run", "rowid")
 
 
 _RUN_ALIAS = re.compile(r"\br\.")
@@ -180,7 +180,8 @@ def search_condition(db: Database, text: str, walk: Walk | None) -> tuple[str, l
     (no walk: a count) by reading the matching runs."""
     query = fts_query(text)
     read = DRIVE if walk is None else search_read(db, query, walk)
-    return read.condition(query, postgres=is_postgres(db))
+    token_runs = read == DRIVE and is_postgres(db) and postgres_one_token(db, query)
+    return read.condition(query, token_runs=token_runs)
 
 
 def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
@@ -228,9 +229,7 @@ def _postgres_rare(db: Database, query: str) -> bool:
     when there are none (a column never analysed)."""
     estimate = postgres_runs_estimate(db, query)
     if estimate is None:
-        sql = f"SELECT count(*) FROM ({PG_MATCHED_RUNS} LIMIT ?) AS m"
-        found = int(db.execute(sql, [*pg_match_params(query), PG_RARE_RUNS]).fetchone()[0])
-        return found < PG_RARE_RUNS
+        return _postgres_runs_up_to(db, query, PG_RARE_RUNS) < PG_RARE_RUNS
     return estimate < PG_RARE_RUNS
 
 
@@ -300,7 +299,7 @@ def count_matching_runs_at_most(db: Database, text: str, cap: int) -> Count:
     """How many runs match the search `text`, read up to `cap` (`exact` False beyond it)."""
     query = fts_query(text)
     if is_postgres(db):
-        n = int(db.execute(POSTGRES_RUNS_UP_TO, [*pg_match_params(query), int(cap) + 1]).fetchone()[0])
+        n = _postgres_runs_up_to(db, query, int(cap) + 1)
     else:
         n = int(db.execute(SQLITE_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()[0])
     return Count(min(n, int(cap)), exact=n <= cap)
@@ -308,7 +307,21 @@ def count_matching_runs_at_most(db: Database, text: str, cap: int) -> Count:
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
 SQLITE_RUNS_UP_TO = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ? LIMIT ?)"
-#: The same on PostgreSQL: the runs' rows of `search_runs` (schema m017), up to the limit. Counting runs from
-#: their matching documents visited each document's row (a GIN match is not index-only): 0.7-0.9 s for a
-#: middling word at a million runs, which needs 10,001 of its runs.
-POSTGRES_RUNS_UP_TO = f"SELECT count(*) FROM ({PG_MATCHED_RUNS} LIMIT ?) AS m"
+#: The same on PostgreSQL for a one-token query: its runs' rows of `search_runs` (schema m017), up to the
+#: limit. Counting runs from their matching documents visited each document's row (a GIN match is not
+#: index-only): 0.3-0.9 s for a middling word at a million runs (10,001 of its runs are needed).
+POSTGRES_TOKEN_RUNS_UP_TO = f"SELECT count(*) FROM ({PG_TOKEN_RUNS} LIMIT ?) AS m"
+#: For a query of more tokens (whose runs must be matched document by document): matches in id order, a run
+#: counted where its run number changes (a run's ids are consecutive), so the planner may walk the primary
+#: key and stop at the limit for common words, or read rarer ones' matches from the GIN index and sort them.
+POSTGRES_DOC_RUNS_UP_TO = (
+    f"SELECT count(*) FROM (SELECT 1 FROM (SELECT s.rowid >> {SEARCH_DOC_BITS} AS run, "
+    f"lag(s.rowid >> {SEARCH_DOC_BITS}) OVER (ORDER BY s.rowid) AS prev FROM search s WHERE search MATCH ? "
+    "ORDER BY s.rowid) AS m WHERE m.prev IS DISTINCT FROM m.run LIMIT ?)"
+)
+
+
+def _postgres_runs_up_to(db: Database, query: str, cap: int) -> int:
+    """How many runs `query` matches on PostgreSQL, counted no further than `cap`."""
+    sql = POSTGRES_TOKEN_RUNS_UP_TO if postgres_one_token(db, query) else POSTGRES_DOC_RUNS_UP_TO
+    return int(db.execute(sql, [query, int(cap)]).fetchone()[0])

@@ -591,12 +591,6 @@ def pg_m016_runs_by_most_findings(db: PgDatabase) -> None:
     db.execute("CREATE INDEX runs_most_findings ON runs(findings, (coalesce(started_ms, -1)), key)")
 
 
-#: A query's tokens all required anywhere in a run (its phrases' `<->` read as `&`): what a run's
-#: `search_runs.tokens` (positions stripped, every document's tokens together) can answer. A run holding
-#: them is a run some document of which may match; with one token, one that does.
-SEARCH_RUNS_QUERY = "replace(fts5_query(q)::text, '<->', '&')::tsquery"
-
-
 def _search_runs_rows(source: str, on: str = "") -> str:
     """The `search_runs` rows (run, started_ms, key, tokens) of the runs of the documents of `source` (alias
     s; `on`: its join condition, if it is a join): each run's documents' tokens, positions stripped, and the
@@ -610,17 +604,13 @@ def _search_runs_rows(source: str, on: str = "") -> str:
 
 def pg_m017_search_runs(db: PgDatabase) -> None:
     """`search_runs`: one row per run with a document, holding every token of its documents (no positions,
-    GIN-indexed) and the run's sort keys (`started_ms`, `key`), kept by statement triggers on `search_text`
-    and a row trigger on `runs`. The capped count of the runs a word is in, and a newest- or oldest-first
-    page of a rarer word, read it instead of every matching document and every matching run's row: a
-    document match visits the document's row (10,001 runs of a middling word, 70,000 documents in 46,000
-    runs, took 0.7-0.9 s at a million runs), and a run's row is wide (1.3 KB)."""
+    GIN-indexed) and the run's sort keys (`started_ms`, `key`, indexed together), kept by statement triggers
+    on `search_text` and a row trigger on `runs`. The capped count of the runs a one-token query is in, and a
+    newest- or oldest-first page of them, read it instead of every matching document or every run walked
+    past: a document match visits the document's row (10,001 runs of a middling word, 70,000 documents in
+    46,000 runs, took 0.7-0.9 s at a million runs), and a run's row is wide (1.3 KB)."""
     db.execute(
         "CREATE AGGREGATE tsvector_union(tsvector) (SFUNC = tsvector_concat, STYPE = tsvector, INITCOND = '')"
-    )
-    db.execute(
-        "CREATE FUNCTION fts5_run_query(q text) RETURNS tsquery LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS "
-        f"$fts$ SELECT {SEARCH_RUNS_QUERY} $fts$"
     )
     db.execute(
         "CREATE TABLE search_runs (run BIGINT PRIMARY KEY, started_ms BIGINT, key TEXT, tokens tsvector NOT NULL)"
