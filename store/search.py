@@ -6,8 +6,8 @@ A document's id is its run's rowid shifted left by SEARCH_DOC_BITS (schema m011)
 are read from the ids alone, and one run's documents are one id range. The reads of a page:
 
 * "drive" (a rare word, or any word on a page in an order no index walks): read the matching runs, then sort
-  them (on PostgreSQL from `search_runs`, schema m017: one row a run with every token of its documents and
-  the run's sort keys, so a newest- or oldest-first page reads only its own runs' rows, `SortedRuns`);
+  them (on PostgreSQL a one-token query's runs from `search_runs`, schema m017: one row a run with every
+  token of its documents);
 * "window" (SQLite, a newest- or oldest-first page): walk runs in the page's order; runs of a window of
   rowids where the walk starts are tested against that window's matches (read once), any other run is
   sought in the index by its id range. Runs are stored in about the order they ran, so the walk rarely
@@ -17,6 +17,9 @@ are read from the ids alone, and one run's documents are one id range. The reads
 * "gather" (SQLite, when the window would be a quarter of the runs or more, or a common word on a page in
   an order no index walks): walk runs testing the whole match set, read once;
 * "probe" (PostgreSQL, a word its statistics do not call rare): walk runs seeking each in the index.
+
+On PostgreSQL a newest- or oldest-first page searching for one token and nothing else takes none of these:
+`SortedRuns` chooses its runs from `search_runs` (schema m017) and the planner picks the read.
 
 SQLite chooses from a count up to RARE_DOCS and a sample of SAMPLE_DOCS matches at most; PostgreSQL from its
 planner's statistics of `search_runs` (a GIN match visits the row of every match, so even counting the
@@ -69,8 +72,8 @@ WINDOWED_SORTS = {"newest": -1, "oldest": 1}
 SAMPLE_RUNS = 8_000
 SAMPLE_WINDOWS = 8
 SAMPLE_DOCS = 2_000
-#: PostgreSQL: below this many matching runs (by its statistics) a page drives, from it probes (both cost
-#: 40-50 ms a page at 16,000-18,000 runs of a million: see `_postgres_read`).
+#: PostgreSQL: below this many matching runs (by its statistics) a page `SortedRuns` does not read drives,
+#: from it probes (both cost 40-85 ms a page at 14,000-16,000 runs of a million: see `_postgres_read`).
 PG_RARE_RUNS = 16_000
 
 
@@ -210,15 +213,15 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
 
 
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
-    """PostgreSQL: a GIN match visits the row of every match, and reading every match of a window costs what
-    reading them all does (the index's whole entry is read), so a page reads a rare word's runs from
-    `search_runs` and tests any other word run by run as it walks. Measured at a million runs (pages of
-    100 newest first with their unlabelled counts, through `runs_page`, default server settings, load 2.0-2.5
-    on 2 cores), driving / probing: 3,500 runs 29 / 209 ms; 6,000: 21 / 126; 8,500: 32 / 81; 12,200: 37 /
-    69; 14,600: 37 / 75; 16,900: 41 / 53; 18,500: 92 / 49; 21,100: 99 / 41; 22,900: 109 / 36. (Driving reads
-    a row of `search_runs` a run, about a page each: past about 17,000 pages they no longer stay among the
-    server's 128 MB of shared buffers, and each is read from the OS's cache again, 5 us a page.) A page in an
-    order no index walks drives (it sorts whatever it reads)."""
+    """PostgreSQL, a page that `SortedRuns` does not read (another filter too, or two words, or most findings
+    first): a GIN match visits the row of every match, and reading every match of a window costs what
+    reading them all does, so a page reads a rare word's runs (from `search_runs`, one row a run) and tests
+    any other word run by run as it walks. Measured at a million runs with an agent filter (4.5% of the
+    runs; pages of 100 newest first with their unlabelled counts, default server settings, load 0.7-0.9 on
+    2 cores), driving / probing: 3,500 runs 35 / 272 ms; 7,900: 104 / 136; 9,700: 96 / 194; 14,600: 58 / 61;
+    15,600: 85 / 55; 16,100: 45 / 38; 18,500: 38 / 52; 22,900: 42 / 34; 46,100: 19 / 13 (not met between
+    about 7,000 and 16,000 runs either way). A page in an order no index walks drives (it sorts whatever it
+    reads)."""
     if walk.sort not in WINDOWED_SORTS or _postgres_rare(db, query):
         return DRIVE
     return PROBE
