@@ -6,6 +6,7 @@ Lists page by keyset (`after`), never OFFSET, so the 100,000th page costs what t
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from sqlite_utils import Database
@@ -52,6 +53,20 @@ SORTS: dict[str, tuple[tuple[str, ...], bool, bool]] = {
     "newest": (("r.started_ms", "r.key"), True, True),
     "oldest": (("r.started_ms", "r.key"), False, True),
     "most-findings": (("r.findings", "coalesce(r.started_ms, -1)", "r.key"), True, False),
+}
+
+#: The index each sort walks, and the index that walks one filter's runs in a sort (schema m013, m016, m017).
+SORT_INDEXES = {"newest": "runs_order", "oldest": "runs_order", "most-findings": "runs_most_findings"}
+FILTER_SORT_INDEXES = {
+    ("outcome", "newest"): "runs_outcome",
+    ("outcome", "oldest"): "runs_outcome",
+    ("outcome", "most-findings"): "runs_outcome_most_findings",
+    ("agent", "newest"): "runs_agent",
+    ("agent", "oldest"): "runs_agent",
+    ("agent", "most-findings"): "runs_agent_most_findings",
+    ("undelivered", "newest"): "runs_no_answer",
+    ("undelivered", "oldest"): "runs_no_answer",
+    ("undelivered", "most-findings"): "runs_no_answer_most_findings",
 }
 
 #: Every path a run (alias `r`) was read from, as a JSON array in the order first seen: all the paths of every
@@ -114,6 +129,30 @@ def run_filters(
     return where, params
 
 
+def _page_index(db: Database, sort: str, filters: dict[str, Any], limit: int | None) -> str | None:
+    """The index a filtered page walks in `sort` order, testing the filters run by run; None where SQLite's
+    planner decides (no filter; a search, read as `store.search` chooses; a filter leaving few runs, read
+    whole and sorted).
+
+    The planner cannot be left to choose for the rest: its statistics are sampled, and with a million-run
+    store's it sorted every run with findings for a newest-first page (3 s) and every delivered run for a
+    most-findings page (1.8 s). Walking costs about `limit x runs / matching` rows, reading and sorting the
+    matching runs about `matching`, so a filter walks from sqrt(limit x runs) matching runs (10,000 at a
+    million runs and pages of 100); its count is the tallies' smallest (exact for one filter, an upper bound
+    for several). An outcome, agent or `w` filter walks its own index in the sort's order."""
+    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    if not active or "search" in active:
+        return None
+    counts = [n for k, v in active.items() if (n := tallied_run_count(db, **{k: v})) is not None]
+    few = math.isqrt((limit or 100) * tally(db, "runs"))
+    if counts and min(counts) < few:
+        return None
+    for name in ("outcome", "agent", "undelivered"):
+        if name in active:
+            return FILTER_SORT_INDEXES[(name, sort)]
+    return SORT_INDEXES[sort]
+
+
 def _order(sort: str) -> tuple[tuple[str, ...], bool, bool]:
     try:
         return SORTS[sort]
@@ -169,8 +208,10 @@ def runs_page(
     exprs, desc, nullable = _order(sort)
     walk = Walk(sort, None if after is None else str(after[-1]))  # every sort ends with the key
     where, params = run_filters(db, walk=walk, **filters)
+    index = _page_index(db, sort, filters, limit)
+    source = "runs r" if index is None else f"runs r INDEXED BY {index}"
     if after is None and offset > 0:
-        boundary = _boundary(db, exprs, desc, where, params, offset - 1)
+        boundary = _boundary(db, exprs, desc, where, params, offset - 1, source=source)
         if boundary is None:
             return []
         after = boundary
@@ -189,7 +230,7 @@ def runs_page(
         if want is not None and want <= 0:
             break
         conds = [*where, *extra]
-        sql = f"SELECT {cols}, {keys} FROM runs r"
+        sql = f"SELECT {cols}, {keys} FROM {source}"
         if conds:
             sql += " WHERE " + " AND ".join(conds)
         sql += " ORDER BY " + ", ".join(e + direction for e in exprs)
@@ -202,10 +243,17 @@ def runs_page(
 
 
 def _boundary(
-    db: Database, exprs: tuple[str, ...], desc: bool, where: list[str], params: list[Any], index: int
+    db: Database,
+    exprs: tuple[str, ...],
+    desc: bool,
+    where: list[str],
+    params: list[Any],
+    index: int,
+    *,
+    source: str = "runs r",
 ) -> list[Any] | None:
     direction = " DESC" if desc else " ASC"
-    sql = f"SELECT {', '.join(exprs)} FROM runs r"
+    sql = f"SELECT {', '.join(exprs)} FROM {source}"
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY " + ", ".join(e + direction for e in exprs) + " LIMIT 1 OFFSET ?"

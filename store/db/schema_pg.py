@@ -591,6 +591,17 @@ def pg_m016_runs_by_most_findings(db: PgDatabase) -> None:
     db.execute("CREATE INDEX runs_most_findings ON runs(findings, (coalesce(started_ms, -1)), key)")
 
 
+def pg_m017_runs_by_filter_and_sort(db: PgDatabase) -> None:
+    """m017's indexes (each expression in parentheses)."""
+    started = "(coalesce(started_ms, -1))"
+    db.execute(f"CREATE INDEX runs_outcome_most_findings ON runs(outcome, findings, {started}, key)")
+    db.execute(f"CREATE INDEX runs_agent_most_findings ON runs(agent_id, findings, {started}, key)")
+    db.execute(f"CREATE INDEX runs_no_answer ON runs(started_ms DESC, key DESC) WHERE {schema.NO_ANSWER}")
+    db.execute(
+        f"CREATE INDEX runs_no_answer_most_findings ON runs(findings, {started}, key) WHERE {schema.NO_ANSWER}"
+    )
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -609,6 +620,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m014_run_sources": pg_m014_run_sources,
     "m015_search_tokens_as_fts5": pg_m015_search_tokens_as_fts5,
     "m016_runs_by_most_findings": pg_m016_runs_by_most_findings,
+    "m017_runs_by_filter_and_sort": pg_m017_runs_by_filter_and_sort,
 }
 
 
