@@ -1,6 +1,7 @@
 """Every screen of the app on a PostgreSQL database reads as it does on SQLite: the same corpus and labels
 ingested into both, the same screens drawn from each (run, stats, quarantine), the packs screen's pack,
-replay and export, the label export, and `reviewer watch` on a bucket feeding an open app.
+replay, false-positive walk (`f`) and export, the label export, and `reviewer watch` on an s3:// and a
+gs:// bucket feeding an open app.
 
 The read-only tests share one pair of databases per module (SQLite and PostgreSQL, built the same way)."""
 
@@ -39,7 +40,7 @@ from store.watch import watch_bucket
 from tests.artifact_fixtures import Scope, recording_meta, recording_text
 from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, s3_bucket, s3_environment
 from tests.conftest import FIXTURE_RECORDINGS, SAMPLES, fresh_postgres_database
-from tests.test_packs_store import build_hand_corpus
+from tests.test_packs_store import build_hand_corpus_and_r7
 from tests.test_watch import TIMEOUT, Watcher, wait_for
 from tests.ui.conftest import FIXED_NOW, SIZE, runs_screen_ready, wait_until
 
@@ -354,15 +355,57 @@ def test_the_label_export_from_a_postgresql_database(
 def _hand_corpus(target: str, folder: Path) -> str:
     db = open_database(target)
     try:
-        build_hand_corpus(db, folder)
+        build_hand_corpus_and_r7(db, folder)
     finally:
         db.close()
     return target
 
 
+#: the answers of the fp-labelled findings of `build_hand_corpus_and_r7`, in run key order
+HAND_CORPUS_FPS = ("There are no incidents. Billing came up empty.", "Our search came up empty.")
+
+
+async def _walk_false_positives(pilot: Any, packs: PacksScreen) -> list[dict[str, Any]]:
+    """f on the packs screen's first ledger phrase, then f in the run screen until the walk comes back to
+    where it began; each stop as shown (run, finding, answer, the walk's subtitle). Escape back to packs."""
+    app = pilot.app
+    packs.query_one("#ledger", DataTable).move_cursor(row=0)
+    await pilot.press("f")
+    await wait_until(
+        pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.current_finding is not None
+    )
+    run: RunScreen = app.screen  # type: ignore[assignment]
+    stops: list[dict[str, Any]] = []
+    while True:
+        await wait_until(
+            pilot,
+            lambda: (
+                run.current_finding == run.walk[run.walk_at][1]
+                and (run.run or {}).get("run_key") == run.walk[run.walk_at][0]
+                and run.query_one(DetailPanel).showing == f"finding:{run.current_finding}"
+            ),
+        )
+        stop = {
+            "run_key": run.run_key,
+            "finding_id": run.current_finding,
+            "answer": run.answer.answer_text.plain,
+            "subtitle": str(run.query_one("#answer-scroll").border_subtitle),
+        }
+        if stops and stop == stops[0]:
+            break
+        stops.append(stop)
+        assert len(stops) <= len(run.walk), stops
+        await pilot.press("f")
+        await wait_until(pilot, lambda: run.walk_at == len(stops) % len(run.walk))
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: app.screen is packs)
+    return stops
+
+
 async def _curate_a_pack(db: str, out: Path) -> dict[str, Any]:
     """On the packs screen: n makes pack 'triage', a accepts the first suggestion into it (a version 2 and
-    its replay against version 1), e exports it to the path typed in the bar. What the screen showed."""
+    its replay against version 1), f steps through its phrase's false positives in the run screen, e
+    exports it to the path typed in the bar. What the screens showed."""
     app = _app(db)
     async with app.run_test(size=SIZE) as pilot:
         await runs_screen_ready(pilot)
@@ -391,6 +434,7 @@ async def _curate_a_pack(db: str, out: Path) -> dict[str, Any]:
             "report": json.loads(json.dumps(screen.report)),
             "report_text": _plain(screen.query_one("#replay-report", Static)),
             "ledger": json.loads(json.dumps(screen.ledger_rows)),
+            "walk": await _walk_false_positives(pilot, screen),
         }
         await pilot.press("e")
         await wait_until(pilot, lambda: bool(app.screen.query(ExportPathBar)))
@@ -444,11 +488,11 @@ async def test_the_packs_screen_makes_replays_and_exports_a_pack_on_postgresql(t
     assert stored is not None and stored.version == 2 and stored.created_by == "ann"
     assert accepted["phrase"] in stored.none + stored.complete
     report = shown["report"]
-    assert report["answers"] == 6 and report["baseline"]["ref"] == "triage@1"
+    assert report["answers"] == 7 and report["baseline"]["ref"] == "triage@1"
     figures = report["figures"]["all"]["candidate"]
     assert figures["labelled_hits"] > 0 and figures["misses"] > 0  # precision and recall over labels
     text = shown["report_text"]
-    assert "precision" in text and "recovers" in text and "6 answers replayed" in text
+    assert "precision" in text and "recovers" in text and "7 answers replayed" in text
     assert accepted["phrase"] in shown["export"]
     # the same steps on SQLite give the same suggestions, figures and exported pack
     lite = _the_same_on_the_command_line(
@@ -456,6 +500,13 @@ async def test_the_packs_screen_makes_replays_and_exports_a_pack_on_postgresql(t
     )
     assert shown["suggested"] == lite["suggested"]
     assert shown["ledger"] == lite["ledger"] and shown["ledger"][0]["phrase"] == accepted["phrase"]
+    # f walked the phrase's false positives: the answers the ledger lists on SQLite, in its order, and back
+    on_sqlite = [(fp["run_key"], fp["finding_id"]) for fp in lite["ledger"][0]["false_positives_at"]]
+    assert [(stop["run_key"], stop["finding_id"]) for stop in shown["walk"]] == on_sqlite
+    assert [(stop["answer"], stop["subtitle"]) for stop in shown["walk"]] == [
+        (answer, f"{accepted['phrase']}: false positive {n} of 2 (f: next)")
+        for n, answer in enumerate(HAND_CORPUS_FPS, 1)
+    ]
     assert _measured(report) == _measured(lite["report"])
     assert shown["export"] == lite["export"]
 
