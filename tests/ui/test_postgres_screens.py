@@ -11,7 +11,6 @@ import asyncio
 import csv
 import io
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,13 +34,12 @@ from reviewer.ui.widgets.detail import DetailPanel
 from store import labels
 from store import packs as store_packs
 from store.db.connection import open_database
-from store.db.ingest import IngestReport, ingest
-from store.watch import watch_bucket
+from store.db.ingest import ingest
 from tests.artifact_fixtures import Scope, recording_meta, recording_text
-from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, s3_bucket, s3_environment
+from tests.bucket_servers import Bucket, gcs_bucket, gcs_environment, s3_bucket, s3_environment
 from tests.conftest import FIXTURE_RECORDINGS, SAMPLES, fresh_postgres_database
 from tests.test_packs_store import build_hand_corpus_and_r7
-from tests.test_watch import TIMEOUT, Watcher, wait_for
+from tests.test_watch import Watcher
 from tests.ui.conftest import FIXED_NOW, SIZE, runs_screen_ready, wait_until
 
 #: runs a reviewer opens, and the timeline rows selected on each (kind, n-th of that kind): what the run
@@ -529,6 +527,20 @@ def s3_endpoint() -> Iterator[str]:
         yield endpoint
 
 
+@pytest.fixture(scope="module")
+def gcs_endpoint() -> Iterator[str]:
+    with gcs_environment() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(params=["s3", "gs"])
+def bucket(request: pytest.FixtureRequest) -> Bucket:
+    """A bucket on the S3 server, or on the Cloud Storage emulator (objects written as gcsArtifacts does)."""
+    if request.param == "s3":
+        return s3_bucket(request.getfixturevalue("s3_endpoint"), "fleet-pg")
+    return gcs_bucket(request.getfixturevalue("gcs_endpoint"), "fleet-pg-gs")
+
+
 def _put(bucket: Bucket, name: str, run_id: str) -> None:
     text = recording_text(name)
     bucket.put_artifact(PREFIX, ANON, recording_meta(text, run_id=run_id, digest=True), text)
@@ -536,10 +548,10 @@ def _put(bucket: Bucket, name: str, run_id: str) -> None:
 
 @pytest.mark.slow
 async def test_reviewer_watch_on_a_bucket_feeds_an_app_open_on_the_postgresql_database(
-    s3_endpoint: str, monkeypatch: pytest.MonkeyPatch
+    bucket: Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`reviewer watch s3://...` or `gs://...` (a subprocess) into the database an open app shows."""
     monkeypatch.setattr(ReviewerApp, "LIVE_POLL_S", 0.2)  # the waits below allow a minute all the same
-    bucket = s3_bucket(s3_endpoint, "fleet-pg")
     _put(bucket, BEFORE, "run-1")
     with fresh_postgres_database() as url:
         open_database(url).close()  # the schema, before the watcher and the app race to make it
@@ -580,52 +592,3 @@ async def test_reviewer_watch_on_a_bucket_feeds_an_app_open_on_the_postgresql_da
     summary = watcher.line("the summary", lambda x: "stopped" in x)
     assert summary["stored"] == 3 and summary["quarantined"] == 0
     assert [x["seen"] for x in watcher.drain() if "batch" in x] == [1, 1, 1], "each listing read what was new"
-
-
-@pytest.fixture(scope="module")
-def gcs_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
-        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)
-        yield endpoint
-
-
-def _runs_in(url: str) -> int:
-    db = open_database(url, migrate=False)
-    try:
-        return int(db.execute("SELECT count(*) FROM runs").fetchone()[0])
-    finally:
-        db.close()
-
-
-def test_a_cloud_storage_bucket_is_watched_into_a_postgresql_database(gcs_endpoint: str) -> None:
-    """The watch `reviewer watch gs://...` runs (in a thread here): an object put after it started is read."""
-    bucket = gcs_bucket(gcs_endpoint, "fleet-pg-gs")
-    _put(bucket, BEFORE, "run-1")
-    with fresh_postgres_database() as url:
-        db = open_database(url)
-        stop = threading.Event()
-        reports: list[IngestReport] = []
-        errors: list[str] = []
-        follow = threading.Thread(
-            target=watch_bucket,
-            args=(db, bucket.url(PREFIX)),
-            kwargs={
-                "stop": stop,
-                "on_batch": reports.append,
-                "on_error": errors.append,
-                "db_path": url,
-                "interval": 0.2,
-            },
-            daemon=True,
-        )
-        follow.start()
-        try:
-            wait_for("the first listing", lambda: reports or errors)
-            _put(bucket, AFTER, "run-2")
-            wait_for("the object put after the watch started", lambda: _runs_in(url) == 2 or errors)
-        finally:
-            stop.set()
-            follow.join(TIMEOUT)
-            db.close()
-        assert not follow.is_alive() and not errors
-        assert [(r.seen, r.stored) for r in reports] == [(1, 1), (1, 1)]
