@@ -364,37 +364,34 @@ HAND_CORPUS_FPS = ("There are no incidents. Billing came up empty.", "Our search
 
 
 async def _walk_false_positives(pilot: Any, packs: PacksScreen) -> list[dict[str, Any]]:
-    """f on the packs screen's first ledger phrase, then f in the run screen until the walk comes back to
-    where it began; each stop as shown (run, finding, answer, the walk's subtitle). Escape back to packs."""
+    """f on the packs screen's first ledger phrase, then f in the run screen to each further stop of the
+    walk; each stop as shown (run, finding, answer, the walk's subtitle). Escape back to the packs screen."""
     app = pilot.app
     packs.query_one("#ledger", DataTable).move_cursor(row=0)
     await pilot.press("f")
-    await wait_until(
-        pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.current_finding is not None
-    )
+    await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and bool(app.screen.walk))
     run: RunScreen = app.screen  # type: ignore[assignment]
     stops: list[dict[str, Any]] = []
-    while True:
+    for at in range(len(run.walk)):
+        if at:
+            await pilot.press("f")
         await wait_until(
             pilot,
-            lambda: (
-                run.current_finding == run.walk[run.walk_at][1]
-                and (run.run or {}).get("run_key") == run.walk[run.walk_at][0]
+            lambda at=at: (
+                run.walk_at == at
+                and run.current_finding == run.walk[at][1]
+                and (run.run or {}).get("run_key") == run.walk[at][0]
                 and run.query_one(DetailPanel).showing == f"finding:{run.current_finding}"
             ),
         )
-        stop = {
-            "run_key": run.run_key,
-            "finding_id": run.current_finding,
-            "answer": run.answer.answer_text.plain,
-            "subtitle": str(run.query_one("#answer-scroll").border_subtitle),
-        }
-        if stops and stop == stops[0]:
-            break
-        stops.append(stop)
-        assert len(stops) <= len(run.walk), stops
-        await pilot.press("f")
-        await wait_until(pilot, lambda: run.walk_at == len(stops) % len(run.walk))
+        stops.append(
+            {
+                "run_key": run.run_key,
+                "finding_id": run.current_finding,
+                "answer": run.answer.answer_text.plain,
+                "subtitle": str(run.query_one("#answer-scroll").border_subtitle),
+            }
+        )
     await pilot.press("escape")
     await wait_until(pilot, lambda: app.screen is packs)
     return stops
