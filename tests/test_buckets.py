@@ -22,7 +22,7 @@ from tests.artifact_fixtures import Scope, make_meta, recording_meta, recording_
 from tests.bucket_servers import (
     Bucket,
     gcs_bucket,
-    gcs_emulator,
+    gcs_environment,
     object_key,
     s3_bucket,
     s3_environment,
@@ -48,8 +48,7 @@ def s3_endpoint() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def gcs_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
-        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)  # what google-cloud-storage reads for an emulator
+    with gcs_environment() as endpoint:
         yield endpoint
 
 

@@ -26,7 +26,7 @@ from store.reading import buckets
 from store.recordings import list_quarantine
 from store.watch import _Settling, poll_bucket_once, watch_folder
 from tests.artifact_fixtures import Scope, put_file_artifact, recording_meta, recording_text
-from tests.bucket_servers import gcs_bucket, gcs_emulator, s3_bucket, s3_environment
+from tests.bucket_servers import gcs_bucket, gcs_environment, s3_bucket, s3_environment
 from tests.conftest import FIXTURE_RECORDINGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -309,8 +309,7 @@ def test_a_bucket_is_polled_newest_first_and_a_repoll_stores_nothing_new(
 
 @pytest.fixture(scope="module")
 def gcs_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
-        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)
+    with gcs_environment() as endpoint:
         yield endpoint
 
 
