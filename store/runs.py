@@ -13,7 +13,7 @@ from sqlite_utils import Database
 
 from store.errors import NotFound
 from store.rows import Count, fetch_rows, finding_out, run_out
-from store.search import Walk, count_matching_runs_at_most, search_condition
+from store.search import Walk, count_matching_runs_at_most, count_runs_in_windows, search_condition
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 
@@ -323,6 +323,12 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     active = {k: v for k, v in filters.items() if v not in (None, "", False)}
     if set(active) == {"search"}:
         return count_matching_runs_at_most(db, str(active["search"]), cap)
+    if "search" in active:
+        others = {k: v for k, v in active.items() if k != "search"}
+        where, params = run_filters(db, **others)
+        windowed = count_runs_in_windows(db, str(active["search"]), where, params, cap)
+        if windowed is not None:
+            return windowed
     where, params = run_filters(db, **filters)
     sql = f"SELECT count(*) FROM (SELECT 1 FROM runs r WHERE {' AND '.join(where)} LIMIT ?)"
     params = [*params, int(cap) + 1]

@@ -1,8 +1,8 @@
 """Which read a page of searched runs takes, on both backends, without reading every match of the word
 (`store.search`): a rare word reads its runs and sorts them ("drive") on both. Otherwise, on SQLite, a newest-
 or oldest-first page tests a window of runs where its walk starts against that window's matches and seeks the
-rest ("window", or "gather" when the window is every run), and a page in an order no index walks drives a
-middling word and gathers a common one (SQLite judges from a capped count and a sample of runs); on PostgreSQL,
+rest ("window", or "gather" when the window is every run), and a most-findings page takes the read its
+measured costs make cheapest (SQLite judges from a capped count and a sample of runs); on PostgreSQL,
 judged from its planner's statistics, a page walking runs seeks each ("probe"), any other drives. Every read
 gives the same pages, and the capped count agrees on both.
 
@@ -206,3 +206,34 @@ def test_the_capped_count_of_a_search_is_the_same_on_both_backends(
     for db in (sqlite_store, postgresql_store):
         got = runs.count_runs_at_most(db, cap=cap, search=word)
         assert (int(got), got.exact) == expected
+
+
+@pytest.mark.usefixtures("scaled")
+@pytest.mark.parametrize("word", ["synthetic", "failing"])
+def test_a_search_with_another_filter_is_counted_window_by_window(
+    sqlite_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
+) -> None:
+    """A common word within an agent is counted over windows of runs holding about COUNT_WINDOW_DOCS of its
+    matches each, never reading every match at once: exact when the windows end in time, else what they
+    counted as a lower bound ("n+"), never more than the runs there are."""
+    filters = {"agent": "san-triage", "search": word}
+    scanned = sqlite_store.execute(
+        "SELECT count(*) FROM runs WHERE agent_id = 'san-triage' AND prompt LIKE ?", [f"%{word}%"]
+    ).fetchone()[0]
+    assert scanned > 100
+    monkeypatch.setattr(search, "COUNT_WINDOW_DOCS", 200)  # 1,000 runs: several windows
+    monkeypatch.setattr(search, "COUNT_BUDGET_S", 60.0)  # time enough on any machine
+    windows: list[str] = []
+    sqlite_store.conn.set_trace_callback(lambda sql: windows.append(sql) if "BETWEEN" in sql else None)
+    try:
+        counted = runs.count_runs_at_most(sqlite_store, **filters)
+    finally:
+        sqlite_store.conn.set_trace_callback(None)
+    assert counted.exact and counted == scanned
+    assert len(windows) >= 4, windows
+    monkeypatch.setattr(search, "COUNT_BUDGET_S", 0.0)  # out of time after the first window
+    partial = runs.count_runs_at_most(sqlite_store, **filters)
+    assert not partial.exact and 0 < partial < scanned
+    monkeypatch.setattr(search, "COUNT_BUDGET_S", 60.0)
+    assert runs.count_runs_at_most(sqlite_store, cap=50, **filters) == 50
+    assert not runs.count_runs_at_most(sqlite_store, cap=50, **filters).exact
