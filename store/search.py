@@ -27,7 +27,6 @@ word took 585 ms there), counting only when there are none.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -262,48 +261,44 @@ def count_matching_runs_at_most(db: Database, text: str, cap: int) -> Count:
     return Count(min(n, int(cap)), exact=n <= cap)
 
 
-#: A count of runs under a search and other filters (SQLite) reads windows of rowids, newest first, each
+#: A count of runs under a search and other filters (SQLite, `store.runs`) reads windows of rowids each
 #: holding about this many of the word's matches (by the sample), tested against that window's matches
-#: alone...
+#: alone: reading every match of a common word to count the runs of one kind among them took 255 ms at a
+#: million runs.
 COUNT_WINDOW_DOCS = 4_000
-#: ...and stops after this long with what it has counted, shown as a lower bound ("4,096+"): reading every
-#: match of a common word to count the runs of one kind among them took 255 ms at a million runs.
-COUNT_BUDGET_S = 0.025
 
 
-def count_runs_in_windows(
-    db: Database, text: str, where: list[str], params: list[Any], cap: int
-) -> Count | None:
-    """How many runs match the search `text` and the conditions `where` (on alias `r`), counted window by
-    window of rowids up to `cap` or COUNT_BUDGET_S, whichever comes first (`exact` False then). None (count
-    by reading every match) for a rare word, and on PostgreSQL, where a window of a GIN match costs what all
-    its matches do."""
+@dataclass(frozen=True)
+class SearchWindows:
+    """How a count reads a word's matches window by window: windows of `width` runs, each run tested against
+    its window's matches of `query`."""
+
+    query: str
+    width: int
+
+    def condition(self, first: int, last: int) -> tuple[str, list[Any]]:
+        """The condition on alias `r` for the runs of rowids `first`-`last` matching, and its parameters."""
+        bounds = [first << SEARCH_DOC_BITS, (last + 1) << SEARCH_DOC_BITS]
+        return f"r.rowid IN ({MATCHED_RUNS} AND s.rowid >= ? AND s.rowid < ?)", [self.query, *bounds]
+
+
+def search_windows(db: Database, text: str) -> SearchWindows | None:
+    """The windows a count of runs matching `text` (and other filters) reads; None to read every match at
+    once (a rare word, an empty store, or PostgreSQL, where a window of a GIN match costs what all its
+    matches do)."""
     if is_postgres(db):
         return None
     rowids = _rowid_bounds(db)
     query = fts_query(text)
     if rowids is None or _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:
         return None
-    lo, top = rowids
-    width = max(1, int(COUNT_WINDOW_DOCS / _sampled_docs_per_run(db, query, lo, top)))
-    conds = " AND ".join(
-        [
-            "r.rowid BETWEEN ? AND ?",
-            f"r.rowid IN ({MATCHED_RUNS} AND s.rowid >= ? AND s.rowid < ?)",
-            *where,
-        ]
-    )
-    started, n = time.perf_counter(), 0
-    while top >= lo:
-        first = max(lo, top - width + 1)
-        bounds = [first, top, query, first << SEARCH_DOC_BITS, (top + 1) << SEARCH_DOC_BITS]
-        n += int(db.execute(f"SELECT count(*) FROM runs r WHERE {conds}", [*bounds, *params]).fetchone()[0])
-        top = first - 1
-        if n > cap:
-            return Count(cap, exact=False)
-        if top >= lo and time.perf_counter() - started > COUNT_BUDGET_S:
-            return Count(n, exact=False)
-    return Count(n)
+    lo, hi = rowids
+    return SearchWindows(query, max(1, int(COUNT_WINDOW_DOCS / _sampled_docs_per_run(db, query, lo, hi))))
+
+
+def rowid_bounds(db: Database) -> tuple[int, int] | None:
+    """The least and greatest rowid of runs (None: no runs)."""
+    return _rowid_bounds(db)
 
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.

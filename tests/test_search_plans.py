@@ -222,7 +222,7 @@ def test_a_search_with_another_filter_is_counted_window_by_window(
     ).fetchone()[0]
     assert scanned > 100
     monkeypatch.setattr(search, "COUNT_WINDOW_DOCS", 200)  # 1,000 runs: several windows
-    monkeypatch.setattr(search, "COUNT_BUDGET_S", 60.0)  # time enough on any machine
+    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)  # time enough on any machine
     windows: list[str] = []
     sqlite_store.conn.set_trace_callback(lambda sql: windows.append(sql) if "BETWEEN" in sql else None)
     try:
@@ -231,9 +231,35 @@ def test_a_search_with_another_filter_is_counted_window_by_window(
         sqlite_store.conn.set_trace_callback(None)
     assert counted.exact and counted == scanned
     assert len(windows) >= 4, windows
-    monkeypatch.setattr(search, "COUNT_BUDGET_S", 0.0)  # out of time after the first window
+    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)  # out of time after the first window
     partial = runs.count_runs_at_most(sqlite_store, **filters)
     assert not partial.exact and 0 < partial < scanned
-    monkeypatch.setattr(search, "COUNT_BUDGET_S", 60.0)
+    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
     assert runs.count_runs_at_most(sqlite_store, cap=50, **filters) == 50
     assert not runs.count_runs_at_most(sqlite_store, cap=50, **filters).exact
+
+
+def test_two_filters_are_counted_window_by_window_within_the_budget(
+    sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two filters the tallies cannot count together (an agent's runs with findings) are counted over windows
+    of runs, newest first: exact when the windows end in time, else a lower bound (at a million runs, up to
+    10,000 of one tenant's runs with a kind of finding took 383 ms to count in one statement)."""
+    filters = {"agent": "san-triage", "has_findings": True}
+    scanned = sqlite_store.execute(
+        "SELECT count(*) FROM runs WHERE agent_id = 'san-triage' AND findings > 0"
+    ).fetchone()[0]
+    assert scanned > 50
+    monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS", 100)
+    monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS_MAX", 100)
+    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
+    windows: list[str] = []
+    sqlite_store.conn.set_trace_callback(lambda sql: windows.append(sql) if "BETWEEN" in sql else None)
+    try:
+        counted = runs.count_runs_at_most(sqlite_store, **filters)
+    finally:
+        sqlite_store.conn.set_trace_callback(None)
+    assert counted.exact and counted == scanned and len(windows) == RUNS // 100
+    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)
+    partial = runs.count_runs_at_most(sqlite_store, **filters)
+    assert not partial.exact and 0 < partial < scanned
