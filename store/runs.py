@@ -337,7 +337,7 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
 
 #: A count the tallies cannot answer (SQLite) reads windows of rowids, newest first: this many runs at first,
 #: doubling up to COUNT_WINDOW_RUNS_MAX (a search sizes them to its matches: `store.search.search_windows`)...
-COUNT_WINDOW_RUNS = 8_192
+COUNT_WINDOW_RUNS = 2_048
 COUNT_WINDOW_RUNS_MAX = 65_536
 #: ...and stops after this long with what it has counted, shown as a lower bound ("4,096+"). Counting up to
 #: 10,000 runs of one tenant with a kind of finding took 383 ms at a million runs, of a kind with a word 255 ms.
