@@ -1,7 +1,7 @@
 """Every filter of the runs screen (alone, and a few pairs) in every sort on the million-run store: a page
 with its unlabelled counts, the next page, and the count the screen shows, as `ReviewService` reads them.
 
-    python -m bench.filter_matrix [--store PATH] [--repeats 3] [NAME_PART ...]
+    python -m bench.filter_matrix [--store PATH|postgresql://...] [--repeats 3] [NAME_PART ...]
 
 `bench.scale` times the screens a reviewer opens first; this walks the whole grid, where a page that sorts
 every matching run hides (at a million runs "has findings" newest first took 3 s, "delivered" by most
@@ -16,7 +16,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from bench.million import replicated_store, store_path
@@ -72,14 +71,16 @@ def filters_of(db: Any) -> dict[str, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.filter_matrix", description=__doc__.split("\n")[0])
-    parser.add_argument("--store", type=Path, default=None, help="default: the replicated million-run store")
+    parser.add_argument(
+        "--store", default=None, help="a SQLite path or a postgresql:// URL; default: the million-run store"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("only", nargs="*", help="keep only filters whose name contains one of these")
     args = parser.parse_args(argv)
     from store import labels, runs
     from store.db.connection import open_database
 
-    path = args.store or replicated_store(store_path(100_000), 10)
+    path = args.store or str(replicated_store(store_path(100_000), 10))
     db = open_database(path)
     print(f"{path}: {runs.count_runs(db):,} runs", file=sys.stderr)
     for name, filters in filters_of(db).items():
