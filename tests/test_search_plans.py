@@ -208,6 +208,16 @@ def test_the_capped_count_of_a_search_is_the_same_on_both_backends(
         assert (int(got), got.exact) == expected
 
 
+def _counted_with_windows(db: Any, filters: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The runs screen's count under `filters`, and the window statements it ran."""
+    windows: list[str] = []
+    db.conn.set_trace_callback(lambda sql: windows.append(sql) if "BETWEEN" in sql else None)
+    try:
+        return runs.count_runs_at_most(db, **filters), windows
+    finally:
+        db.conn.set_trace_callback(None)
+
+
 @pytest.mark.usefixtures("scaled")
 @pytest.mark.parametrize("word", ["synthetic", "failing"])
 def test_a_search_with_another_filter_is_counted_window_by_window(
@@ -223,12 +233,7 @@ def test_a_search_with_another_filter_is_counted_window_by_window(
     assert scanned > 100
     monkeypatch.setattr(search, "COUNT_WINDOW_DOCS", 200)  # 1,000 runs: several windows
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)  # time enough on any machine
-    windows: list[str] = []
-    sqlite_store.conn.set_trace_callback(lambda sql: windows.append(sql) if "BETWEEN" in sql else None)
-    try:
-        counted = runs.count_runs_at_most(sqlite_store, **filters)
-    finally:
-        sqlite_store.conn.set_trace_callback(None)
+    counted, windows = _counted_with_windows(sqlite_store, filters)
     assert counted.exact and counted == scanned
     assert len(windows) >= 4, windows
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)  # out of time after the first window
@@ -253,12 +258,7 @@ def test_two_filters_are_counted_window_by_window_within_the_budget(
     monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS", 100)
     monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS_MAX", 100)
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
-    windows: list[str] = []
-    sqlite_store.conn.set_trace_callback(lambda sql: windows.append(sql) if "BETWEEN" in sql else None)
-    try:
-        counted = runs.count_runs_at_most(sqlite_store, **filters)
-    finally:
-        sqlite_store.conn.set_trace_callback(None)
+    counted, windows = _counted_with_windows(sqlite_store, filters)
     assert counted.exact and counted == scanned and len(windows) == RUNS // 100
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)
     partial = runs.count_runs_at_most(sqlite_store, **filters)

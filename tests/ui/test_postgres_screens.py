@@ -36,7 +36,7 @@ from store import packs as store_packs
 from store.db.connection import open_database
 from store.db.ingest import ingest
 from tests.artifact_fixtures import Scope, recording_meta, recording_text
-from tests.bucket_servers import Bucket, gcs_bucket, gcs_environment, s3_bucket, s3_environment
+from tests.bucket_servers import Bucket, gcs_bucket, s3_bucket
 from tests.conftest import FIXTURE_RECORDINGS, SAMPLES, fresh_postgres_database
 from tests.test_packs_store import build_hand_corpus_and_r7
 from tests.test_watch import Watcher
@@ -516,18 +516,6 @@ BEFORE, AFTER, WITH_QUEUE_OPEN = (
     "evidence-gate-assist-flagged.json",
     "unsupported-claim-findings.json",
 )
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    with s3_environment() as endpoint:
-        yield endpoint
-
-
-@pytest.fixture(scope="module")
-def gcs_endpoint() -> Iterator[str]:
-    with gcs_environment() as endpoint:
-        yield endpoint
 
 
 @pytest.fixture(params=["s3", "gs"])
