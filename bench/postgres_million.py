@@ -68,7 +68,7 @@ def ingest_base(url: str, base_runs: int) -> float:
 
 def words(conn: Any) -> dict[str, str]:
     """`bench.scale.pick_words` of the runs a word is in (`ts_stat` of the base's rows of `search_runs`, schema
-    m017), times the copies (a copy's documents are the base's text), about the bound in runs between a
+    m018), times the copies (a copy's documents are the base's text), about the bound in runs between a
     PostgreSQL page's two reads."""
     from store.search import PG_RARE_RUNS
 
@@ -184,7 +184,7 @@ def finish(url: str) -> None:
         counted = db.execute(sql).fetchone()[0]
         if tallied is None or int(tallied[0]) != int(counted):
             raise RuntimeError(f"tally {facet} {tallied} != {counted}")
-    kept = {  # the tables the screens read instead of scanning findings or documents (schema m017, m018)
+    kept = {  # the tables the screens read instead of scanning findings or documents (schema m018, m019)
         "search_runs": (
             "SELECT count(*) FROM search_runs w JOIN runs r ON r.rowid = w.run AND r.key = w.key "
             "AND r.started_ms IS NOT DISTINCT FROM w.started_ms",

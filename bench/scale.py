@@ -285,10 +285,15 @@ def label_share(db: Any, n: int = 2_000) -> None:
     from store.labels import label_finding
     from store.vocab import verdicts_for
 
-    if db.execute("SELECT count(*) FROM labels WHERE reviewer = 'bench'").fetchone()[0] >= n:
-        return
-    for fid, kind in db.execute(f"SELECT id, kind FROM findings ORDER BY id LIMIT {int(n)}").fetchall():
-        label_finding(db, fid, verdicts_for(kind)[0], "bench")
+    if db.execute("SELECT count(*) FROM labels WHERE reviewer = 'bench'").fetchone()[0] < n:
+        for fid, kind in db.execute(f"SELECT id, kind FROM findings ORDER BY id LIMIT {int(n)}").fetchall():
+            label_finding(db, fid, verdicts_for(kind)[0], "bench")
+    # a second reviewer disagreeing on one in ten, so "disagreements first" has some to put first
+    if db.execute("SELECT count(*) FROM labels WHERE reviewer = 'bench-2'").fetchone()[0] < n // 10:
+        for fid, kind in db.execute(
+            f"SELECT id, kind FROM findings ORDER BY id LIMIT {int(n) // 10}"
+        ).fetchall():
+            label_finding(db, fid, verdicts_for(kind)[1], "bench-2")
 
 
 def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[], Any]]]:
@@ -338,6 +343,26 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
         ("runs count by outcome (refused)", lambda: runs.count_runs_at_most(db, outcome="refused")),
         (f"runs page by agent ({agent})", runs_screen(agent=agent)),
         (f"runs count by agent ({agent})", lambda: runs.count_runs_at_most(db, agent=agent)),
+        ("runs page with findings (f)", runs_screen(has_findings=True)),
+        ("runs page with no answer (w)", runs_screen(undelivered=True)),
+        ("runs count with no answer (w)", lambda: runs.count_runs_at_most(db, undelivered=True)),
+        (
+            "runs page by outcome (delivered), most findings first",
+            runs_screen(outcome="delivered", sort="most-findings"),
+        ),
+        ("runs page withheld, most findings first", runs_screen(withheld=True, sort="most-findings")),
+        (
+            f"runs page by agent ({agent}), most findings first",
+            runs_screen(agent=agent, sort="most-findings"),
+        ),
+        (
+            f"runs page by finding kind ({rare_kind}) and outcome (refused), oldest first",
+            runs_screen(kind=rare_kind, outcome="refused", sort="oldest"),
+        ),
+        (
+            f"runs count by finding kind ({common_kind}) and outcome (refused)",
+            lambda: runs.count_runs_at_most(db, kind=common_kind, outcome="refused"),
+        ),
         *(
             case
             for label, word in words.items()
@@ -346,6 +371,14 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
                 (
                     f"full-text search count ({label} word: {word})",
                     lambda word=word: runs.count_runs_at_most(db, search=word),
+                ),
+                (
+                    f"full-text search page, most findings first ({label} word: {word})",
+                    runs_screen(search=word, sort="most-findings"),
+                ),
+                (
+                    f"full-text search count within a finding kind ({common_kind}; {label} word: {word})",
+                    lambda word=word: runs.count_runs_at_most(db, search=word, kind=common_kind),
                 ),
             )
         ),

@@ -6,6 +6,8 @@ Lists page by keyset (`after`), never OFFSET, so the 100,000th page costs what t
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 from sqlite_utils import Database
@@ -13,7 +15,15 @@ from sqlite_utils import Database
 from store.db.postgres import is_postgres
 from store.errors import NotFound
 from store.rows import Count, fetch_rows, finding_out, run_out
-from store.search import SortedRuns, Walk, count_matching_runs_at_most, postgres_sorted_runs, search_condition
+from store.search import (
+    SortedRuns,
+    Walk,
+    count_matching_runs_at_most,
+    postgres_sorted_runs,
+    rowid_bounds,
+    search_condition,
+    search_windows,
+)
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 
@@ -53,6 +63,20 @@ SORTS: dict[str, tuple[tuple[str, ...], bool, bool]] = {
     "newest": (("r.started_ms", "r.key"), True, True),
     "oldest": (("r.started_ms", "r.key"), False, True),
     "most-findings": (("r.findings", "coalesce(r.started_ms, -1)", "r.key"), True, False),
+}
+
+#: The index each sort walks, and the index that walks one filter's runs in a sort (schema m013, m016, m017).
+SORT_INDEXES = {"newest": "runs_order", "oldest": "runs_order", "most-findings": "runs_most_findings"}
+FILTER_SORT_INDEXES = {
+    ("outcome", "newest"): "runs_outcome",
+    ("outcome", "oldest"): "runs_outcome",
+    ("outcome", "most-findings"): "runs_outcome_most_findings",
+    ("agent", "newest"): "runs_agent",
+    ("agent", "oldest"): "runs_agent",
+    ("agent", "most-findings"): "runs_agent_most_findings",
+    ("undelivered", "newest"): "runs_no_answer",
+    ("undelivered", "oldest"): "runs_no_answer",
+    ("undelivered", "most-findings"): "runs_no_answer_most_findings",
 }
 
 #: Every path a run (alias `r`) was read from, as a JSON array in the order first seen: all the paths of every
@@ -115,6 +139,30 @@ def run_filters(
     return where, params
 
 
+def _page_index(db: Database, sort: str, filters: dict[str, Any], limit: int | None) -> str | None:
+    """The index a filtered page walks in `sort` order, testing the filters run by run; None where SQLite's
+    planner decides (no filter; a search, read as `store.search` chooses; a filter leaving few runs, read
+    whole and sorted).
+
+    The planner cannot be left to choose for the rest: its statistics are sampled, and with a million-run
+    store's it sorted every run with findings for a newest-first page (3 s) and every delivered run for a
+    most-findings page (1.8 s). Walking costs about `limit x runs / matching` rows, reading and sorting the
+    matching runs about `matching`, so a filter walks from sqrt(limit x runs) matching runs (10,000 at a
+    million runs and pages of 100); its count is the tallies' smallest (exact for one filter, an upper bound
+    for several). An outcome, agent or `w` filter walks its own index in the sort's order."""
+    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    if not active or "search" in active:
+        return None
+    counts = [n for k, v in active.items() if (n := tallied_run_count(db, **{k: v})) is not None]
+    few = math.isqrt((limit or 100) * tally(db, "runs"))
+    if counts and min(counts) < few:
+        return None
+    for name in ("outcome", "agent", "undelivered"):
+        if name in active:
+            return FILTER_SORT_INDEXES[(name, sort)]
+    return SORT_INDEXES[sort]
+
+
 def _order(sort: str) -> tuple[tuple[str, ...], bool, bool]:
     try:
         return SORTS[sort]
@@ -175,11 +223,13 @@ def runs_page(
         if set(active) == {"search"}:
             sorted_runs = postgres_sorted_runs(db, str(active["search"]), walk)
         elif set(active) == {"kind"} and is_postgres(db) and sort in ("newest", "oldest"):
-            # (kind, started_ms, key) of every run with a finding of the kind (schema m018): one index range
+            # (kind, started_ms, key) of every run with a finding of the kind (schema m019): one index range
             sorted_runs = SortedRuns("run_kinds", "w.kind = ?", (str(active["kind"]),), "key", "key")
     where, params = ([], []) if sorted_runs is not None else run_filters(db, walk=walk, **filters)
+    index = None if sorted_runs is not None else _page_index(db, sort, filters, limit)
+    source = "runs r" if index is None else f"runs r INDEXED BY {index}"
     if after is None and offset > 0:
-        boundary = _boundary(db, exprs, desc, where, params, offset - 1)
+        boundary = _boundary(db, exprs, desc, where, params, offset - 1, source=source)
         if boundary is None:
             return []
         after = boundary
@@ -201,7 +251,7 @@ def runs_page(
         if sorted_runs is not None and want is not None:  # the page's runs chosen before their rows are read
             chosen, chosen_params = sorted_runs.condition(exprs, desc, extra, extra_params, want)
             conds, conds_params = [chosen, *extra], [*chosen_params, *extra_params]
-        sql = f"SELECT {cols}, {keys} FROM runs r"
+        sql = f"SELECT {cols}, {keys} FROM {source}"
         if conds:
             sql += " WHERE " + " AND ".join(conds)
         sql += " ORDER BY " + ", ".join(e + direction for e in exprs)
@@ -214,10 +264,17 @@ def runs_page(
 
 
 def _boundary(
-    db: Database, exprs: tuple[str, ...], desc: bool, where: list[str], params: list[Any], index: int
+    db: Database,
+    exprs: tuple[str, ...],
+    desc: bool,
+    where: list[str],
+    params: list[Any],
+    index: int,
+    *,
+    source: str = "runs r",
 ) -> list[Any] | None:
     direction = " DESC" if desc else " ASC"
-    sql = f"SELECT {', '.join(exprs)} FROM runs r"
+    sql = f"SELECT {', '.join(exprs)} FROM {source}"
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY " + ", ".join(e + direction for e in exprs) + " LIMIT 1 OFFSET ?"
@@ -287,11 +344,63 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     active = {k: v for k, v in filters.items() if v not in (None, "", False)}
     if set(active) == {"search"}:
         return count_matching_runs_at_most(db, str(active["search"]), cap)
+    windowed = _count_in_windows(db, active, cap)
+    if windowed is not None:
+        return windowed
     where, params = run_filters(db, **filters)
     sql = f"SELECT count(*) FROM (SELECT 1 FROM runs r WHERE {' AND '.join(where)} LIMIT ?)"
     params = [*params, int(cap) + 1]
     n = int(db.execute(sql, params).fetchone()[0])
     return Count(min(n, int(cap)), exact=n <= cap)
+
+
+#: A count the tallies cannot answer (SQLite) reads windows of rowids, newest first: this many runs at first,
+#: doubling up to COUNT_WINDOW_RUNS_MAX (a search sizes them to its matches: `store.search.search_windows`)...
+COUNT_WINDOW_RUNS = 2_048
+COUNT_WINDOW_RUNS_MAX = 65_536
+#: ...and stops after this long with what it has counted, shown as a lower bound ("4,096+"). Counting up to
+#: 10,000 runs of one tenant with a kind of finding took 383 ms at a million runs, of a kind with a word 255 ms.
+COUNT_BUDGET_S = 0.025
+
+
+def _count_in_windows(db: Database, active: dict[str, Any], cap: int) -> Count | None:
+    """How many runs the filters `active` leave, counted window by window of rowids until `cap` or
+    COUNT_BUDGET_S, whichever comes first (`exact` False then); None where one statement counts them (a
+    single filter, from its index; a rare word's runs, read from its matches; any search on PostgreSQL,
+    where a window of a GIN match costs what all its matches do)."""
+    if len(active) < 2:  # one filter alone reads its own index (`w`: schema m017)
+        return None
+    others = {k: v for k, v in active.items() if k != "search"}
+    windows = None if "search" not in active else search_windows(db, str(active["search"]))
+    if "search" in active and windows is None:
+        return None
+    rowids = rowid_bounds(db)
+    if rowids is None:
+        return Count(0)
+    lo, top = rowids
+    where, params = run_filters(db, **others)
+    width = COUNT_WINDOW_RUNS if windows is None else windows.width
+    started, n, read = time.perf_counter(), 0, 0
+    while top >= lo:
+        first = max(lo, top - width + 1)
+        conds, cond_params = ["r.rowid BETWEEN ? AND ?"], [first, top]
+        if windows is not None:
+            match, match_params = windows.condition(first, top)
+            conds.append(match)
+            cond_params += match_params
+        sql = f"SELECT count(*) FROM runs r WHERE {' AND '.join([*conds, *where])}"
+        n += int(db.execute(sql, [*cond_params, *params]).fetchone()[0])
+        read += top - first + 1
+        top = first - 1
+        if n > cap:
+            return Count(cap, exact=False)
+        spent = time.perf_counter() - started
+        if top >= lo and spent > COUNT_BUDGET_S:
+            return Count(n, exact=False)
+        # the next window as wide as the time left allows at the pace so far (a search's no wider than its own)
+        fits = int((COUNT_BUDGET_S - spent) / max(spent / read, 1e-9))
+        width = max(1, min(fits, COUNT_WINDOW_RUNS_MAX if windows is None else windows.width))
+    return Count(n)
 
 
 def resolve_run(db: Database, ident: str) -> str:

@@ -5,21 +5,24 @@ match of a common word.
 A document's id is its run's rowid shifted left by SEARCH_DOC_BITS (schema m011), so the runs a query matches
 are read from the ids alone, and one run's documents are one id range. The reads of a page:
 
-* "drive" (a rare word, or any word on a page in an order no index walks): read the matching runs, then sort
-  them (on PostgreSQL a one-token query's runs from `search_runs`, schema m017: one row a run with every
-  token of its documents);
+* "drive" (a rare word): read the matching runs, then sort them (on PostgreSQL a one-token query's runs
+  from `search_runs`, schema m018: one row a run with every token of its documents);
 * "window" (SQLite, a newest- or oldest-first page): walk runs in the page's order; runs of a window of
   rowids where the walk starts are tested against that window's matches (read once), any other run is
   sought in the index by its id range. Runs are stored in about the order they ran, so the walk rarely
   leaves the window, and the window holds about WINDOW_DOCS matches whatever the word: at a million runs a
   middling word (60,000 documents) cost 17-29 ms a page by gathering every match, 3-4 ms this way (were runs
   stored in no order of time, a page would cost what seeking every run does, never more);
-* "gather" (SQLite, when the window would be a quarter of the runs or more, or a common word on a page in
-  an order no index walks): walk runs testing the whole match set, read once;
-* "probe" (PostgreSQL, a word its statistics do not call rare): walk runs seeking each in the index.
+* "gather" (SQLite, when the window would be a quarter of the runs or more, or a middling word on a most-
+  findings page): walk runs in the page's order testing the whole match set, read once;
+* "probe" (PostgreSQL, a word its statistics do not call rare; SQLite, the commonest words on a most-findings
+  page): walk runs seeking each in the index.
+
+A most-findings page walks its own index (schema m016) in an order unrelated to the rowids, so SQLite picks
+its read by what each costs (`_unwindowed_read`).
 
 On PostgreSQL a newest- or oldest-first page searching for one token and nothing else takes none of these:
-`SortedRuns` chooses its runs from `search_runs` (schema m017) and the planner picks the read.
+`SortedRuns` chooses its runs from `search_runs` (schema m018) and the planner picks the read.
 
 SQLite chooses from a count up to RARE_DOCS and a sample of SAMPLE_DOCS matches at most; PostgreSQL from its
 planner's statistics of `search_runs` (a GIN match visits the row of every match, so even counting the
@@ -40,7 +43,7 @@ from store.rows import Count
 
 #: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
 MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
-#: PostgreSQL (schema m017): a run (alias `w`, its row of `search_runs`: every token of its documents,
+#: PostgreSQL (schema m018): a run (alias `w`, its row of `search_runs`: every token of its documents,
 #: GIN-indexed) holds a one-token query's token. Reading runs so, not their matching documents, visits one
 #: narrow row a run. A query of more tokens (two words, a phrase) is still matched document by document
 #: (the GIN index of `search_text` intersects its tokens' entries, and FTS5 wants them in one document):
@@ -58,8 +61,6 @@ RUN_MATCHES = (
 #: Below this many matching documents a page reads the matching runs and sorts them ("drive"). Measured at a
 #: million runs (quiet machine): 2,000 documents 14 ms driving, 9 ms gathering; 500: 3 ms against 33 ms.
 RARE_DOCS = 2_000
-#: A page in an order no index walks gathers from this many matching documents, and drives below it.
-COMMON_DOCS = 60_000
 #: A window holds about this many matching documents (reading them costs about a millisecond).
 WINDOW_DOCS = 2_000
 #: A window wider than this share of the runs gathers instead: at 5,000 documents (a window of 40% of the
@@ -131,11 +132,11 @@ class SortedRuns:
     """PostgreSQL, a newest- or oldest-first page with one filter that a narrow table of its own answers
     beside each run's sort keys (`started_ms`, `key`): the page's runs are chosen from that table (`source`,
     alias `w`, rows meeting `match`; its column `run` is the run's column `runs_column`), so only the page's
-    own runs' rows are read. A search reads `search_runs` (schema m017): the planner, seeing the query's tokens and their
+    own runs' rows are read. A search reads `search_runs` (schema m018): the planner, seeing the query's tokens and their
     statistics, walks `search_runs_order` testing each run's tokens (a common word) or reads a rarer word's
     runs from the GIN index and sorts them; through `runs`, either read visited a wide row (1.3 KB) per run
     walked or matched, and a walk sought each run's documents (60-170 ms a page for words in 7,000-17,000
-    runs of a million). A finding kind reads `run_kinds` (m018), one index range."""
+    runs of a million). A finding kind reads `run_kinds` (m019), one index range."""
 
     source: str
     match: str
@@ -199,8 +200,8 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
     lo, hi = rowids
     # at least RARE_DOCS in all: a sample that misses them all still sizes the window by that
     docs_per_run = max(_sampled_docs_per_run(db, query, lo, hi), RARE_DOCS / (hi - lo + 1))
-    if walk.sort not in WINDOWED_SORTS:  # every read sorts what it reads: the fewer rows the better
-        return DRIVE if docs_per_run * (hi - lo + 1) < COMMON_DOCS else GATHER
+    if walk.sort not in WINDOWED_SORTS:
+        return _unwindowed_read(docs_per_run, hi - lo + 1)
     width = max(1, int(WINDOW_DOCS / docs_per_run))
     if width >= WINDOW_SHARE * (hi - lo + 1):
         return GATHER
@@ -210,6 +211,32 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
         return SearchRead("window", max(lo, last - width + 1), last)
     first = lo if start is None else start
     return SearchRead("window", first, min(hi, first + width - 1))
+
+
+#: What each read of a page in an order that does not follow the rowids (most findings first, walked on its
+#: index) costs, in microseconds, measured at a million runs: driving reads and sorts the runs of every
+#: match (161 ms for 38,000 documents), gathering builds the match set (190 ms for 726,000 documents) then
+#: walks runs testing it, probing seeks each walked run in the index (40-55 us a run).
+DRIVE_US_PER_DOC = 4.0
+GATHER_US_PER_DOC = 0.26
+WALK_US_PER_RUN = 1.0
+PROBE_US_PER_RUN = 50.0
+#: The runs a page shows (the app reads blocks of 100).
+PAGE_RUNS = 100
+
+
+def _unwindowed_read(docs_per_run: float, runs: int) -> SearchRead:
+    """The cheapest read of a page walked in an order unrelated to the rowids, by the costs above: a page
+    walks about PAGE_RUNS / (the share of runs matching) runs (a word in several documents of a run makes
+    that share smaller than the documents per run, so the walk is judged short)."""
+    docs = docs_per_run * runs
+    walked = PAGE_RUNS / max(min(docs_per_run, 1.0), 1.0 / runs)
+    costs = {
+        DRIVE: DRIVE_US_PER_DOC * docs,
+        GATHER: GATHER_US_PER_DOC * docs + WALK_US_PER_RUN * walked,
+        PROBE: PROBE_US_PER_RUN * walked,
+    }
+    return min(costs, key=lambda read: costs[read])
 
 
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
@@ -273,7 +300,7 @@ def _sampled_docs_per_run(db: Database, query: str, lo: int, hi: int) -> float:
 
 
 #: For each token of a query (PostgreSQL): the share of runs holding it by the planner's statistics of
-#: `search_runs.tokens` (schema m017) when it is one of their most common lexemes (else NULL), the least such
+#: `search_runs.tokens` (schema m018) when it is one of their most common lexemes (else NULL), the least such
 #: share (what a lexeme not among them stays under), and the runs with a document now (the planner's own
 #: estimate: rows per page of the last ANALYZE times the pages now). No row at all when the column was never
 #: analysed.
@@ -308,9 +335,49 @@ def count_matching_runs_at_most(db: Database, text: str, cap: int) -> Count:
     return Count(min(n, int(cap)), exact=n <= cap)
 
 
+#: A count of runs under a search and other filters (SQLite, `store.runs`) reads windows of rowids each
+#: holding about this many of the word's matches (by the sample), tested against that window's matches
+#: alone: reading every match of a common word to count the runs of one kind among them took 255 ms at a
+#: million runs.
+COUNT_WINDOW_DOCS = 4_000
+
+
+@dataclass(frozen=True)
+class SearchWindows:
+    """How a count reads a word's matches window by window: windows of `width` runs, each run tested against
+    its window's matches of `query`."""
+
+    query: str
+    width: int
+
+    def condition(self, first: int, last: int) -> tuple[str, list[Any]]:
+        """The condition on alias `r` for the runs of rowids `first`-`last` matching, and its parameters."""
+        bounds = [first << SEARCH_DOC_BITS, (last + 1) << SEARCH_DOC_BITS]
+        return f"r.rowid IN ({MATCHED_RUNS} AND s.rowid >= ? AND s.rowid < ?)", [self.query, *bounds]
+
+
+def search_windows(db: Database, text: str) -> SearchWindows | None:
+    """The windows a count of runs matching `text` (and other filters) reads; None to read every match at
+    once (a rare word, an empty store, or PostgreSQL, where a window of a GIN match costs what all its
+    matches do)."""
+    if is_postgres(db):
+        return None
+    rowids = _rowid_bounds(db)
+    query = fts_query(text)
+    if rowids is None or _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:
+        return None
+    lo, hi = rowids
+    return SearchWindows(query, max(1, int(COUNT_WINDOW_DOCS / _sampled_docs_per_run(db, query, lo, hi))))
+
+
+def rowid_bounds(db: Database) -> tuple[int, int] | None:
+    """The least and greatest rowid of runs (None: no runs)."""
+    return _rowid_bounds(db)
+
+
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
 SQLITE_RUNS_UP_TO = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ? LIMIT ?)"
-#: The same on PostgreSQL for a one-token query: its runs' rows of `search_runs` (schema m017), up to the
+#: The same on PostgreSQL for a one-token query: its runs' rows of `search_runs` (schema m018), up to the
 #: limit. Counting runs from their matching documents visited each document's row (a GIN match is not
 #: index-only): 0.3-0.9 s for a middling word at a million runs (10,001 of its runs are needed).
 POSTGRES_TOKEN_RUNS_UP_TO = f"SELECT count(*) FROM ({PG_TOKEN_RUNS} LIMIT ?) AS m"

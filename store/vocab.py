@@ -56,8 +56,9 @@ def received_nothing(delivered: Any, outcome: str | None) -> bool:
 
 
 def received_nothing_sql(delivered_column: str, outcome_column: str) -> str:
-    """`received_nothing` as an SQL condition."""
-    return f"({delivered_column} = 0 AND {outcome_column} IS NOT '{INCOMPLETE}')"
+    """`received_nothing` as an SQL condition, in a form both backends read (PostgreSQL has no `IS NOT 'x'`)
+    and spelled as the partial indexes of schema m017 are, so SQLite reads those runs from them."""
+    return f"({delivered_column} = 0 AND coalesce({outcome_column}, '') <> '{INCOMPLETE}')"
 
 
 # -- finding kinds (the recording names most of them; these are the ones a rule depends on) ---------------------

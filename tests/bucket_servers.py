@@ -168,6 +168,15 @@ def gcs_emulator() -> Iterator[str]:
         server.stop()
 
 
+@contextmanager
+def gcs_environment() -> Iterator[str]:
+    """A Cloud Storage emulator with STORAGE_EMULATOR_HOST pointed at it (which the google client reads
+    itself, as `reviewer` and its subprocesses do); yields its endpoint."""
+    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
+        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)
+        yield endpoint
+
+
 def s3_bucket(endpoint: str, name: str) -> Bucket:
     import boto3
 

@@ -83,3 +83,21 @@ def db(db_path: Path) -> Iterator[Database]:
     database = open_database(db_path)
     yield database
     database.close()
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    """An S3 server (moto) for the module, with the standard AWS environment pointing at it."""
+    from tests.bucket_servers import s3_environment
+
+    with s3_environment() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def gcs_endpoint() -> Iterator[str]:
+    """A Cloud Storage emulator for the module, with the environment the clients read pointing at it."""
+    from tests.bucket_servers import gcs_environment
+
+    with gcs_environment() as endpoint:
+        yield endpoint

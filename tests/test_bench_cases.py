@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from bench.filter_matrix import filters_of
 from bench.scale import label_share, screen_cases
 from store import runs
 from store.db.ingest import ingest
@@ -25,3 +26,11 @@ def test_every_screen_case_of_the_benchmark_runs_on_both_backends(db: Database, 
     assert answers["runs screen first page, no filter"], "the first page holds runs"
     assert runs.count_runs(db) > 0
     assert not answers["full-text search page (rare word: nosuchwordanywhere)"]
+
+    grid = filters_of(db)  # the filter grid of `bench.filter_matrix`: each filter leaves what a scan does
+    assert "no answer (w)" in grid and any("+ search" in name for name in grid)
+    for filters in grid.values():
+        for sort in runs.SORTS:
+            assert len(runs.runs_page(db, sort=sort, limit=None, **filters)) >= runs.count_runs_at_most(
+                db, **filters
+            )

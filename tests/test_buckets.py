@@ -7,7 +7,6 @@ import itertools
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +21,8 @@ from tests.artifact_fixtures import Scope, make_meta, recording_meta, recording_
 from tests.bucket_servers import (
     Bucket,
     gcs_bucket,
-    gcs_emulator,
     object_key,
     s3_bucket,
-    s3_environment,
     ticket,
 )
 from tests.conftest import FIXTURE_RECORDINGS
@@ -38,19 +35,6 @@ ACME = Scope(conversation_id="sess-2f9c", tenant="Acme-Corp", principal="user-44
 ANON = Scope(conversation_id="run-1796001919298-1")
 PREFIX = "team/artifacts"
 _names = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    with s3_environment() as endpoint:
-        yield endpoint
-
-
-@pytest.fixture(scope="module")
-def gcs_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
-        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)  # what google-cloud-storage reads for an emulator
-        yield endpoint
 
 
 @pytest.fixture(params=["s3", "gs"])

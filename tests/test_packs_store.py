@@ -139,6 +139,19 @@ def build_hand_corpus(db: Database, folder: Path) -> dict[str, str]:
     return keys
 
 
+def build_hand_corpus_and_r7(db: Database, folder: Path) -> dict[str, str]:
+    """`build_hand_corpus`, then r7 (from a folder beside `folder`): a second run whose flagged "came up
+    empty" is labelled fp, so that phrase's false positives are two, in two runs, to step through."""
+    keys = build_hand_corpus(db, folder)
+    more = folder.with_name(f"{folder.name}-r7")
+    more.mkdir()
+    write_recording(more, "run-r7", "Our search came up empty.", ["came up empty"])
+    assert not ingest(db, [more], workers=1).quarantined
+    keys["run-r7"] = resolve_run(db, "run-r7")
+    store_labels.label_finding(db, finding_id(db, keys["run-r7"], "came up empty"), "fp", "ann")
+    return keys
+
+
 @pytest.fixture
 def hand_db(db: Database, tmp_path: Path) -> tuple[Database, dict[str, str]]:
     return db, build_hand_corpus(db, tmp_path / "recordings")

@@ -1,5 +1,5 @@
 """The runs screen filtered by a finding kind, newest or oldest first: on PostgreSQL the page's runs are chosen
-from `run_kinds` (schema m018: every (kind, run) pair beside the run's start time), so a page reads only its
+from `run_kinds` (schema m019: every (kind, run) pair beside the run's start time), so a page reads only its
 own runs' rows, gives the pages SQLite gives, and follows findings and runs as they change.
 
 A generated store of 1,000 runs with findings (`bench.synthetic`) on each backend."""

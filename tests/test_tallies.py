@@ -127,3 +127,51 @@ def test_a_count_the_tallies_cannot_answer_is_bounded_and_says_so(db: Database) 
     tool = queue_count_at_most(db, cap=20, tool="search_logs")
     assert (tool, tool.exact) == (20, False)
     assert queue_count(db, tool="search_logs") > 20
+
+
+@both_backends
+def test_every_run_filter_in_every_sort_lists_and_counts_the_runs_a_scan_finds(loaded: Database) -> None:
+    """Each filter of the runs screen alone (`f`, `w`, withheld, an outcome, agent, tenant, kind, pack
+    version), in each sort, pages through exactly the runs a plain scan finds, in the sort's order, and its
+    count is theirs. (`w` raised a syntax error on PostgreSQL before.)"""
+    from store.runs import SORTS, runs_page
+
+    one = loaded.execute(
+        "SELECT outcome, agent_id, tenant FROM runs WHERE tenant IS NOT NULL ORDER BY key LIMIT 1"
+    ).fetchone()
+    kind = loaded.execute("SELECT kind FROM findings ORDER BY id LIMIT 1").fetchone()[0]
+    packs = loaded.execute(
+        "SELECT DISTINCT pack_version FROM findings WHERE pack_version IS NOT NULL"
+    ).fetchall()
+    every = [
+        {"has_findings": True},
+        {"undelivered": True},
+        {"withheld": True},
+        {"outcome": one[0]},
+        {"agent": one[1]},
+        {"tenant": one[2]},
+        {"kind": kind},
+        *({"pack_version": pack} for (pack,) in packs[:1]),
+        {"outcome": one[0], "kind": kind},
+    ]
+    for filters in every:
+        where, params = run_filters(loaded, **filters)
+        scanned = loaded.execute(
+            f"SELECT key, findings, started_ms FROM runs r WHERE {' AND '.join(where)}", params
+        ).fetchall()
+        assert scanned or filters == {"undelivered": True} or filters == {"withheld": True}, filters
+        assert count_runs_at_most(loaded, **filters) == len(scanned), filters
+        for sort in SORTS:
+            listed, after = [], None
+            while page := runs_page(loaded, sort=sort, limit=3, after=after, **filters):
+                listed += [(r["run_key"], r["findings"], r["started_ms"]) for r in page]
+                after = page[-1]["cursor"]
+            newest = sorted(scanned, key=lambda r: (r[2] if r[2] is not None else -1, r[0]), reverse=True)
+            expected = {
+                "newest": newest,
+                "oldest": newest[::-1],
+                "most-findings": sorted(
+                    scanned, key=lambda r: (r[1], r[2] if r[2] is not None else -1, r[0]), reverse=True
+                ),
+            }[sort]
+            assert [r[0] for r in listed] == [r[0] for r in expected], (filters, sort)

@@ -576,15 +576,38 @@ def m016_runs_by_most_findings(db: Database) -> None:
     db.execute("CREATE INDEX runs_most_findings ON runs(findings, coalesce(started_ms, -1), key)")
 
 
+#: The runs that delivered nothing (`store.vocab.received_nothing_sql` on the bare columns): the runs screen's
+#: `w`, a few percent of the runs, read from partial indexes of their own.
+NO_ANSWER = "delivered = 0 AND coalesce(outcome, '') <> 'incomplete'"
+
+
 @migrations()
-def m017_search_runs(db: Database) -> None:
+def m017_runs_by_filter_and_sort(db: Database) -> None:
+    """A page of runs under a filter in any sort walks one index in that order (`store.runs.runs_page`):
+    "most findings" within an outcome or an agent, and the runs that delivered nothing (`w`) in either order.
+    Without them such a page sorted every matching run (1.8 s for "delivered" by most findings at a million
+    runs) and the `w` count read runs until 10,000 such were found (127 ms)."""
+    db.execute(
+        "CREATE INDEX runs_outcome_most_findings ON runs(outcome, findings, coalesce(started_ms, -1), key)"
+    )
+    db.execute(
+        "CREATE INDEX runs_agent_most_findings ON runs(agent_id, findings, coalesce(started_ms, -1), key)"
+    )
+    db.execute(f"CREATE INDEX runs_no_answer ON runs(started_ms DESC, key DESC) WHERE {NO_ANSWER}")
+    db.execute(
+        f"CREATE INDEX runs_no_answer_most_findings ON runs(findings, coalesce(started_ms, -1), key) WHERE {NO_ANSWER}"
+    )
+
+
+@migrations()
+def m018_search_runs(db: Database) -> None:
     """PostgreSQL keeps every run's search tokens in one row (`schema_pg`'s form: the capped count of a
     word's runs reads those rows, not every matching document). FTS5 answers from its own index, so nothing
     changes here."""
 
 
 @migrations()
-def m018_run_kinds(db: Database) -> None:
+def m019_run_kinds(db: Database) -> None:
     """PostgreSQL keeps every (finding kind, run) pair beside the run's start time (`schema_pg`'s form: the
     runs screen's page filtered by a kind reads one index range of it). Nothing changes here."""
 

@@ -591,6 +591,17 @@ def pg_m016_runs_by_most_findings(db: PgDatabase) -> None:
     db.execute("CREATE INDEX runs_most_findings ON runs(findings, (coalesce(started_ms, -1)), key)")
 
 
+def pg_m017_runs_by_filter_and_sort(db: PgDatabase) -> None:
+    """m017's indexes (each expression in parentheses)."""
+    started = "(coalesce(started_ms, -1))"
+    db.execute(f"CREATE INDEX runs_outcome_most_findings ON runs(outcome, findings, {started}, key)")
+    db.execute(f"CREATE INDEX runs_agent_most_findings ON runs(agent_id, findings, {started}, key)")
+    db.execute(f"CREATE INDEX runs_no_answer ON runs(started_ms DESC, key DESC) WHERE {schema.NO_ANSWER}")
+    db.execute(
+        f"CREATE INDEX runs_no_answer_most_findings ON runs(findings, {started}, key) WHERE {schema.NO_ANSWER}"
+    )
+
+
 def _search_runs_rows(source: str, on: str = "") -> str:
     """The `search_runs` rows (run, started_ms, key, tokens) of the runs of the documents of `source` (alias
     s; `on`: its join condition, if it is a join): each run's documents' tokens, positions stripped, and the
@@ -602,7 +613,7 @@ def _search_runs_rows(source: str, on: str = "") -> str:
     )
 
 
-def pg_m017_search_runs(db: PgDatabase) -> None:
+def pg_m018_search_runs(db: PgDatabase) -> None:
     """`search_runs`: one row per run with a document, holding every token of its documents (no positions,
     GIN-indexed) and the run's sort keys (`started_ms`, `key`, indexed together), kept by statement triggers
     on `search_text` and a row trigger on `runs`. The capped count of the runs a one-token query is in, and a
@@ -677,7 +688,7 @@ RUN_KINDS_ROWS = (
 )
 
 
-def pg_m018_run_kinds(db: PgDatabase) -> None:
+def pg_m019_run_kinds(db: PgDatabase) -> None:
     """`run_kinds`: one row per run and kind of finding it has, with the run's start time, indexed by (kind,
     started_ms, key), kept by statement triggers on `findings` and a row trigger on `runs`. A newest- or
     oldest-first page of the runs with a finding of a kind reads one range of it: walking runs newest first
@@ -740,8 +751,9 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m014_run_sources": pg_m014_run_sources,
     "m015_search_tokens_as_fts5": pg_m015_search_tokens_as_fts5,
     "m016_runs_by_most_findings": pg_m016_runs_by_most_findings,
-    "m017_search_runs": pg_m017_search_runs,
-    "m018_run_kinds": pg_m018_run_kinds,
+    "m017_runs_by_filter_and_sort": pg_m017_runs_by_filter_and_sort,
+    "m018_search_runs": pg_m018_search_runs,
+    "m019_run_kinds": pg_m019_run_kinds,
 }
 
 

@@ -15,11 +15,9 @@ from reviewer.service import Settings
 from reviewer.ui.app import make_app
 from reviewer.ui.screens.packs import PacksScreen
 from reviewer.ui.screens.run import RunScreen
-from store import labels as store_labels
 from store.db.connection import open_database
-from store.db.ingest import ingest
 from tests.test_pack_cli import run
-from tests.test_packs_store import build_hand_corpus, finding_id, write_recording
+from tests.test_packs_store import build_hand_corpus_and_r7, finding_id
 
 
 async def until(pilot: Any, cond: Callable[[], bool], timeout: float = 60.0) -> None:
@@ -33,12 +31,7 @@ async def until(pilot: Any, cond: Callable[[], bool], timeout: float = 60.0) -> 
 def build(db_path: Path, tmp_path: Path) -> dict[str, str]:
     """The by-hand corpus plus r7, a second run whose flagged "came up empty" is labelled fp."""
     db = open_database(db_path)
-    keys = build_hand_corpus(db, tmp_path / "recordings")
-    (tmp_path / "more").mkdir()
-    write_recording(tmp_path / "more", "run-r7", "Our search came up empty.", ["came up empty"])
-    assert not ingest(db, [tmp_path / "more"], workers=1).quarantined
-    keys["run-r7"] = db.execute("SELECT key FROM runs WHERE run_id = 'run-r7'").fetchone()[0]
-    store_labels.label_finding(db, finding_id(db, keys["run-r7"], "came up empty"), "fp", "ann")
+    keys = build_hand_corpus_and_r7(db, tmp_path / "recordings")
     db.close()
     run(
         db_path,

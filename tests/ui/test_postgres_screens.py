@@ -1,6 +1,7 @@
 """Every screen of the app on a PostgreSQL database reads as it does on SQLite: the same corpus and labels
 ingested into both, the same screens drawn from each (run, stats, quarantine), the packs screen's pack,
-replay and export, the label export, and `reviewer watch` on a bucket feeding an open app.
+replay, false-positive walk (`f`) and export, the label export, and `reviewer watch` on an s3:// and a
+gs:// bucket feeding an open app.
 
 The read-only tests share one pair of databases per module (SQLite and PostgreSQL, built the same way)."""
 
@@ -10,7 +11,6 @@ import asyncio
 import csv
 import io
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,13 +34,12 @@ from reviewer.ui.widgets.detail import DetailPanel
 from store import labels
 from store import packs as store_packs
 from store.db.connection import open_database
-from store.db.ingest import IngestReport, ingest
-from store.watch import watch_bucket
+from store.db.ingest import ingest
 from tests.artifact_fixtures import Scope, recording_meta, recording_text
-from tests.bucket_servers import Bucket, gcs_bucket, gcs_emulator, s3_bucket, s3_environment
+from tests.bucket_servers import Bucket, gcs_bucket, s3_bucket
 from tests.conftest import FIXTURE_RECORDINGS, SAMPLES, fresh_postgres_database
-from tests.test_packs_store import build_hand_corpus
-from tests.test_watch import TIMEOUT, Watcher, wait_for
+from tests.test_packs_store import build_hand_corpus_and_r7
+from tests.test_watch import Watcher
 from tests.ui.conftest import FIXED_NOW, SIZE, runs_screen_ready, wait_until
 
 #: runs a reviewer opens, and the timeline rows selected on each (kind, n-th of that kind): what the run
@@ -354,15 +353,54 @@ def test_the_label_export_from_a_postgresql_database(
 def _hand_corpus(target: str, folder: Path) -> str:
     db = open_database(target)
     try:
-        build_hand_corpus(db, folder)
+        build_hand_corpus_and_r7(db, folder)
     finally:
         db.close()
     return target
 
 
+#: the answers of the fp-labelled findings of `build_hand_corpus_and_r7`, in run key order
+HAND_CORPUS_FPS = ("There are no incidents. Billing came up empty.", "Our search came up empty.")
+
+
+async def _walk_false_positives(pilot: Any, packs: PacksScreen) -> list[dict[str, Any]]:
+    """f on the packs screen's first ledger phrase, then f in the run screen to each further stop of the
+    walk; each stop as shown (run, finding, answer, the walk's subtitle). Escape back to the packs screen."""
+    app = pilot.app
+    packs.query_one("#ledger", DataTable).move_cursor(row=0)
+    await pilot.press("f")
+    await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and bool(app.screen.walk))
+    run: RunScreen = app.screen  # type: ignore[assignment]
+    stops: list[dict[str, Any]] = []
+    for at in range(len(run.walk)):
+        if at:
+            await pilot.press("f")
+        await wait_until(
+            pilot,
+            lambda at=at: (
+                run.walk_at == at
+                and run.current_finding == run.walk[at][1]
+                and (run.run or {}).get("run_key") == run.walk[at][0]
+                and run.query_one(DetailPanel).showing == f"finding:{run.current_finding}"
+            ),
+        )
+        stops.append(
+            {
+                "run_key": run.run_key,
+                "finding_id": run.current_finding,
+                "answer": run.answer.answer_text.plain,
+                "subtitle": str(run.query_one("#answer-scroll").border_subtitle),
+            }
+        )
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: app.screen is packs)
+    return stops
+
+
 async def _curate_a_pack(db: str, out: Path) -> dict[str, Any]:
     """On the packs screen: n makes pack 'triage', a accepts the first suggestion into it (a version 2 and
-    its replay against version 1), e exports it to the path typed in the bar. What the screen showed."""
+    its replay against version 1), f steps through its phrase's false positives in the run screen, e
+    exports it to the path typed in the bar. What the screens showed."""
     app = _app(db)
     async with app.run_test(size=SIZE) as pilot:
         await runs_screen_ready(pilot)
@@ -391,6 +429,7 @@ async def _curate_a_pack(db: str, out: Path) -> dict[str, Any]:
             "report": json.loads(json.dumps(screen.report)),
             "report_text": _plain(screen.query_one("#replay-report", Static)),
             "ledger": json.loads(json.dumps(screen.ledger_rows)),
+            "walk": await _walk_false_positives(pilot, screen),
         }
         await pilot.press("e")
         await wait_until(pilot, lambda: bool(app.screen.query(ExportPathBar)))
@@ -444,11 +483,11 @@ async def test_the_packs_screen_makes_replays_and_exports_a_pack_on_postgresql(t
     assert stored is not None and stored.version == 2 and stored.created_by == "ann"
     assert accepted["phrase"] in stored.none + stored.complete
     report = shown["report"]
-    assert report["answers"] == 6 and report["baseline"]["ref"] == "triage@1"
+    assert report["answers"] == 7 and report["baseline"]["ref"] == "triage@1"
     figures = report["figures"]["all"]["candidate"]
     assert figures["labelled_hits"] > 0 and figures["misses"] > 0  # precision and recall over labels
     text = shown["report_text"]
-    assert "precision" in text and "recovers" in text and "6 answers replayed" in text
+    assert "precision" in text and "recovers" in text and "7 answers replayed" in text
     assert accepted["phrase"] in shown["export"]
     # the same steps on SQLite give the same suggestions, figures and exported pack
     lite = _the_same_on_the_command_line(
@@ -456,6 +495,13 @@ async def test_the_packs_screen_makes_replays_and_exports_a_pack_on_postgresql(t
     )
     assert shown["suggested"] == lite["suggested"]
     assert shown["ledger"] == lite["ledger"] and shown["ledger"][0]["phrase"] == accepted["phrase"]
+    # f walked the phrase's false positives: the answers the ledger lists on SQLite, in its order, and back
+    on_sqlite = [(fp["run_key"], fp["finding_id"]) for fp in lite["ledger"][0]["false_positives_at"]]
+    assert [(stop["run_key"], stop["finding_id"]) for stop in shown["walk"]] == on_sqlite
+    assert [(stop["answer"], stop["subtitle"]) for stop in shown["walk"]] == [
+        (answer, f"{accepted['phrase']}: false positive {n} of 2 (f: next)")
+        for n, answer in enumerate(HAND_CORPUS_FPS, 1)
+    ]
     assert _measured(report) == _measured(lite["report"])
     assert shown["export"] == lite["export"]
 
@@ -472,10 +518,12 @@ BEFORE, AFTER, WITH_QUEUE_OPEN = (
 )
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    with s3_environment() as endpoint:
-        yield endpoint
+@pytest.fixture(params=["s3", "gs"])
+def bucket(request: pytest.FixtureRequest) -> Bucket:
+    """A bucket on the S3 server, or on the Cloud Storage emulator (objects written as gcsArtifacts does)."""
+    if request.param == "s3":
+        return s3_bucket(request.getfixturevalue("s3_endpoint"), "fleet-pg")
+    return gcs_bucket(request.getfixturevalue("gcs_endpoint"), "fleet-pg-gs")
 
 
 def _put(bucket: Bucket, name: str, run_id: str) -> None:
@@ -485,10 +533,10 @@ def _put(bucket: Bucket, name: str, run_id: str) -> None:
 
 @pytest.mark.slow
 async def test_reviewer_watch_on_a_bucket_feeds_an_app_open_on_the_postgresql_database(
-    s3_endpoint: str, monkeypatch: pytest.MonkeyPatch
+    bucket: Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`reviewer watch s3://...` or `gs://...` (a subprocess) into the database an open app shows."""
     monkeypatch.setattr(ReviewerApp, "LIVE_POLL_S", 0.2)  # the waits below allow a minute all the same
-    bucket = s3_bucket(s3_endpoint, "fleet-pg")
     _put(bucket, BEFORE, "run-1")
     with fresh_postgres_database() as url:
         open_database(url).close()  # the schema, before the watcher and the app race to make it
@@ -529,52 +577,3 @@ async def test_reviewer_watch_on_a_bucket_feeds_an_app_open_on_the_postgresql_da
     summary = watcher.line("the summary", lambda x: "stopped" in x)
     assert summary["stored"] == 3 and summary["quarantined"] == 0
     assert [x["seen"] for x in watcher.drain() if "batch" in x] == [1, 1, 1], "each listing read what was new"
-
-
-@pytest.fixture(scope="module")
-def gcs_endpoint() -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp, gcs_emulator() as endpoint:
-        mp.setenv("STORAGE_EMULATOR_HOST", endpoint)
-        yield endpoint
-
-
-def _runs_in(url: str) -> int:
-    db = open_database(url, migrate=False)
-    try:
-        return int(db.execute("SELECT count(*) FROM runs").fetchone()[0])
-    finally:
-        db.close()
-
-
-def test_a_cloud_storage_bucket_is_watched_into_a_postgresql_database(gcs_endpoint: str) -> None:
-    """The watch `reviewer watch gs://...` runs (in a thread here): an object put after it started is read."""
-    bucket = gcs_bucket(gcs_endpoint, "fleet-pg-gs")
-    _put(bucket, BEFORE, "run-1")
-    with fresh_postgres_database() as url:
-        db = open_database(url)
-        stop = threading.Event()
-        reports: list[IngestReport] = []
-        errors: list[str] = []
-        follow = threading.Thread(
-            target=watch_bucket,
-            args=(db, bucket.url(PREFIX)),
-            kwargs={
-                "stop": stop,
-                "on_batch": reports.append,
-                "on_error": errors.append,
-                "db_path": url,
-                "interval": 0.2,
-            },
-            daemon=True,
-        )
-        follow.start()
-        try:
-            wait_for("the first listing", lambda: reports or errors)
-            _put(bucket, AFTER, "run-2")
-            wait_for("the object put after the watch started", lambda: _runs_in(url) == 2 or errors)
-        finally:
-            stop.set()
-            follow.join(TIMEOUT)
-            db.close()
-        assert not follow.is_alive() and not errors
-        assert [(r.seen, r.stored) for r in reports] == [(1, 1), (1, 1)]
