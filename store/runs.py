@@ -221,7 +221,7 @@ def runs_page(
     sorted_runs: SortedRuns | None = None
     if limit is not None and (after is not None or offset <= 0):
         if set(active) == {"search"}:
-            sorted_runs = postgres_sorted_runs(db, str(active["search"]), walk)
+            sorted_runs = postgres_sorted_runs(db, str(active["search"]))
         elif set(active) == {"kind"} and is_postgres(db) and sort in ("newest", "oldest"):
             # (kind, started_ms, key) of every run with a finding of the kind (schema m019): one index range
             sorted_runs = SortedRuns("run_kinds", "w.kind = ?", (str(active["kind"]),), "key", "key")

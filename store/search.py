@@ -21,8 +21,8 @@ are read from the ids alone, and one run's documents are one id range. The reads
 A most-findings page walks its own index (schema m016) in an order unrelated to the rowids, so SQLite picks
 its read by what each costs (`_unwindowed_read`).
 
-On PostgreSQL a newest- or oldest-first page searching for one token and nothing else takes none of these:
-`SortedRuns` chooses its runs from `search_runs` (schema m018) and the planner picks the read.
+On PostgreSQL a page searching for one token and nothing else takes none of these: `SortedRuns` chooses
+its runs from `search_runs` (schema m018), which holds every sort's keys, and the planner picks the read.
 
 SQLite chooses from a count up to RARE_DOCS and a sample of SAMPLE_DOCS matches at most; PostgreSQL from its
 planner's statistics of `search_runs` (a GIN match visits the row of every match, so even counting the
@@ -129,14 +129,15 @@ def postgres_one_token(db: Database, query: str) -> bool:
 
 @dataclass(frozen=True)
 class SortedRuns:
-    """PostgreSQL, a newest- or oldest-first page with one filter that a narrow table of its own answers
-    beside each run's sort keys (`started_ms`, `key`): the page's runs are chosen from that table (`source`,
+    """PostgreSQL, a page with one filter that a narrow table of its own answers beside each run's sort keys
+    (`started_ms`, `key`, and for a search `findings`): the page's runs are chosen from that table (`source`,
     alias `w`, rows meeting `match`; its column `run` is the run's column `runs_column`), so only the page's
-    own runs' rows are read. A search reads `search_runs` (schema m018): the planner, seeing the query's tokens and their
-    statistics, walks `search_runs_order` testing each run's tokens (a common word) or reads a rarer word's
-    runs from the GIN index and sorts them; through `runs`, either read visited a wide row (1.3 KB) per run
-    walked or matched, and a walk sought each run's documents (60-170 ms a page for words in 7,000-17,000
-    runs of a million). A finding kind reads `run_kinds` (m019), one index range."""
+    own runs' rows are read. A search reads `search_runs` (schema m018), in any order: the planner, seeing
+    the query's token and its statistics, walks the order's index of it testing each run's tokens (a common
+    word) or reads a rarer word's runs from the GIN index and sorts them; through `runs`, either read
+    visited a wide row (1.3 KB) per run walked or matched, and a walk sought each run's documents (60-170 ms
+    a newest-first page for words in 7,000-17,000 runs of a million). A finding kind reads `run_kinds`
+    (m019), newest or oldest first, one index range."""
 
     source: str
     match: str
@@ -160,11 +161,11 @@ class SortedRuns:
         )
 
 
-def postgres_sorted_runs(db: Database, text: str, walk: Walk) -> SortedRuns | None:
-    """`SortedRuns` for a page of runs matching `text` walked as `walk`: on PostgreSQL, newest or oldest
-    first, a query of one token (None otherwise)."""
+def postgres_sorted_runs(db: Database, text: str) -> SortedRuns | None:
+    """`SortedRuns` for a page of runs matching `text`: on PostgreSQL, a query of one token, in any of the
+    runs screen's orders (`search_runs` holds each one's keys; None otherwise)."""
     query = fts_query(text)
-    if not is_postgres(db) or walk.sort not in WINDOWED_SORTS or not postgres_one_token(db, query):
+    if not is_postgres(db) or not postgres_one_token(db, query):
         return None
     return SortedRuns("search_runs", PG_RUN_HOLDS, (query,), "run", "rowid")
 
@@ -240,8 +241,7 @@ def _unwindowed_read(docs_per_run: float, runs: int) -> SearchRead:
 
 
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
-    """PostgreSQL, a page that `SortedRuns` does not read (another filter too, or two words, or most findings
-    first): a GIN match visits the row of every match, and reading every match of a window costs what
+    """PostgreSQL, a page that `SortedRuns` does not read (another filter too, or two words): a GIN match visits the row of every match, and reading every match of a window costs what
     reading them all does, so a page reads a rare word's runs (from `search_runs`, one row a run) and tests
     any other word run by run as it walks. Measured at a million runs with an agent filter (4.5% of the
     runs; pages of 100 newest first with their unlabelled counts, default server settings, load 0.7-0.9 on

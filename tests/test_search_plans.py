@@ -276,9 +276,9 @@ def test_postgresql_counts_a_words_runs_without_reading_its_documents(
 def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
     postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
 ) -> None:
-    """Newest or oldest first, searching alone: the page's runs are chosen from `search_runs` (which holds
-    their sort keys), so 40 runs' rows are read for a page of 40, not every matching run's, nor every run
-    walked past (1,000 here)."""
+    """Searching alone, in any order: the page's runs are chosen from `search_runs` (which holds their sort
+    keys), so 40 runs' rows are read for a page of 40, not every matching run's, nor every run walked past
+    (1,000 here)."""
     statements: list[tuple[str, list[Any]]] = []
     fetch = runs.fetch_rows
 
@@ -287,7 +287,7 @@ def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
         return fetch(db, sql, params)
 
     monkeypatch.setattr(runs, "fetch_rows", recorded)
-    for sort in ("newest", "oldest"):
+    for sort in ("newest", "oldest", "most-findings"):
         statements.clear()
         page = runs.runs_page(postgresql_store, search=word, sort=sort, limit=40)
         assert len(page) == (1 if word == "997" else 40)
@@ -312,7 +312,7 @@ def _keyset_pages(db: Any, text: str, sort: str) -> list[str]:
     return keys
 
 
-@pytest.mark.parametrize("sort", ["newest", "oldest"])
+@pytest.mark.parametrize("sort", ["newest", "oldest", "most-findings"])
 def test_keyset_pages_of_a_search_are_the_same_on_both_backends(
     sqlite_store: Any, postgresql_store: Any, sort: str
 ) -> None:
@@ -324,7 +324,7 @@ def test_keyset_pages_of_a_search_are_the_same_on_both_backends(
 
 def test_postgresql_keeps_each_runs_tokens_as_its_documents_change() -> None:
     """`search_runs` follows `search_text` (documents added, removed, changed, moved, emptied) and `runs`
-    (a run's start time, which orders a page)."""
+    (a run's start time and findings, which order a page)."""
     with fresh_postgres_database() as url:
         db = open_database(url)
         try:
@@ -352,9 +352,11 @@ def test_postgresql_keeps_each_runs_tokens_as_its_documents_change() -> None:
             db.execute("UPDATE runs SET started_ms = NULL WHERE key = ?", [newest[1]])  # sorts as the lowest
             oldest = [r["run_key"] for r in runs.runs_page(db, search="incidents", sort="oldest", limit=2)]
             assert oldest == [newest[1], newest[0]]
-            assert [r["run_key"] for r in runs.runs_page(db, search="incidents", limit=20)][-2:] == oldest[
-                ::-1
-            ]
+            newest_last = [r["run_key"] for r in runs.runs_page(db, search="incidents", limit=20)][-2:]
+            assert newest_last == oldest[::-1]
+            db.execute("UPDATE runs SET findings = 99 WHERE key = ?", [newest[2]])  # now the most findings
+            most = runs.runs_page(db, search="incidents", sort="most-findings", limit=1)
+            assert [r["run_key"] for r in most] == [newest[2]]
             db.execute("TRUNCATE search_text")
             assert (count("failing"), count("zebra")) == (0, 0)
         finally:

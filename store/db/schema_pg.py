@@ -603,11 +603,11 @@ def pg_m017_runs_by_filter_and_sort(db: PgDatabase) -> None:
 
 
 def _search_runs_rows(source: str, on: str = "") -> str:
-    """The `search_runs` rows (run, started_ms, key, tokens) of the runs of the documents of `source` (alias
+    """The `search_runs` rows (run, started_ms, key, findings, tokens) of the runs of the documents of `source` (alias
     s; `on`: its join condition, if it is a join): each run's documents' tokens, positions stripped, and the
     run's sort keys."""
     return (
-        "SELECT g.run, r.started_ms, r.key, g.tokens FROM ("
+        "SELECT g.run, r.started_ms, r.key, r.findings, g.tokens FROM ("
         f"SELECT s.id >> {SEARCH_DOC_BITS} AS run, tsvector_union(strip(s.tsv)) AS tokens FROM {source} s {on} "
         f"GROUP BY s.id >> {SEARCH_DOC_BITS}) AS g LEFT JOIN runs r ON r.rowid = g.run"
     )
@@ -615,24 +615,30 @@ def _search_runs_rows(source: str, on: str = "") -> str:
 
 def pg_m018_search_runs(db: PgDatabase) -> None:
     """`search_runs`: one row per run with a document, holding every token of its documents (no positions,
-    GIN-indexed) and the run's sort keys (`started_ms`, `key`, indexed together), kept by statement triggers
-    on `search_text` and a row trigger on `runs`. The capped count of the runs a one-token query is in, and a
-    newest- or oldest-first page of them, read it instead of every matching document or every run walked
-    past: a document match visits the document's row (10,001 runs of a middling word, 70,000 documents in
+    GIN-indexed) and the run's sort keys (`started_ms`, `key`, `findings`, indexed in the runs screen's
+    orders), kept by statement triggers on `search_text` and a row trigger on `runs`. The capped count of
+    the runs a one-token query is in, and a page of them in any order, read it instead of every matching
+    document or every run walked past: a document match visits the document's row (10,001 runs of a middling word, 70,000 documents in
     46,000 runs, took 0.7-0.9 s at a million runs), and a run's row is wide (1.3 KB)."""
     db.execute(
         "CREATE AGGREGATE tsvector_union(tsvector) (SFUNC = tsvector_concat, STYPE = tsvector, INITCOND = '')"
     )
     db.execute(
-        "CREATE TABLE search_runs (run BIGINT PRIMARY KEY, started_ms BIGINT, key TEXT, tokens tsvector NOT NULL)"
+        "CREATE TABLE search_runs (run BIGINT PRIMARY KEY, started_ms BIGINT, key TEXT, findings BIGINT, "
+        "tokens tsvector NOT NULL)"
     )
-    db.execute(f"INSERT INTO search_runs (run, started_ms, key, tokens) {_search_runs_rows('search_text')}")
+    db.execute(
+        f"INSERT INTO search_runs (run, started_ms, key, findings, tokens) {_search_runs_rows('search_text')}"
+    )
     db.execute("CREATE INDEX search_runs_tokens ON search_runs USING gin (tokens)")
     db.execute("CREATE INDEX search_runs_order ON search_runs (started_ms, key)")
+    db.execute(
+        "CREATE INDEX search_runs_most_findings ON search_runs (findings, (coalesce(started_ms, -1)), key)"
+    )
     runs_of_removed = f"SELECT DISTINCT id >> {SEARCH_DOC_BITS} AS run FROM removed"
     recount = (
         f"DELETE FROM search_runs WHERE run IN ({runs_of_removed}); "
-        "INSERT INTO search_runs (run, started_ms, key, tokens) "
+        "INSERT INTO search_runs (run, started_ms, key, findings, tokens) "
         + _search_runs_rows(
             f"({runs_of_removed}) AS d JOIN search_text",
             f"ON s.id >= d.run << {SEARCH_DOC_BITS} AND s.id < (d.run + 1) << {SEARCH_DOC_BITS}",
@@ -640,7 +646,7 @@ def pg_m018_search_runs(db: PgDatabase) -> None:
         + ";"
     )
     add = (
-        f"INSERT INTO search_runs (run, started_ms, key, tokens) {_search_runs_rows('added')} "
+        f"INSERT INTO search_runs (run, started_ms, key, findings, tokens) {_search_runs_rows('added')} "
         "ON CONFLICT (run) DO UPDATE SET tokens = search_runs.tokens || EXCLUDED.tokens;"
     )
     both = "FROM (SELECT id FROM removed UNION ALL SELECT id FROM added) AS removed"
@@ -674,9 +680,10 @@ def pg_m018_search_runs(db: PgDatabase) -> None:
         _plpgsql_trigger(
             "search_runs_sort_keys",
             "runs",
-            "UPDATE OF started_ms, key",
-            "UPDATE search_runs SET started_ms = NEW.started_ms, key = NEW.key WHERE run = NEW.rowid "
-            "AND (started_ms IS DISTINCT FROM NEW.started_ms OR key IS DISTINCT FROM NEW.key);",
+            "UPDATE OF started_ms, key, findings",
+            "UPDATE search_runs SET started_ms = NEW.started_ms, key = NEW.key, findings = NEW.findings "
+            "WHERE run = NEW.rowid AND (started_ms IS DISTINCT FROM NEW.started_ms OR key IS DISTINCT FROM NEW.key "
+            "OR findings IS DISTINCT FROM NEW.findings);",
         )
     )
 
