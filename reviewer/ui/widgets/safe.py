@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.color import Color
 from textual.filter import LineFilter
@@ -30,7 +31,9 @@ def more_marker(cut: int) -> Text:
     return Text(f"… {cut:,} more characters", style="dim italic")
 
 
-def safe_text(value: Any, *, limit: int = FIELD_LIMIT, style: str = "", one_line: bool = False) -> Text:
+def safe_text(
+    value: Any, *, limit: int = FIELD_LIMIT, style: str | Style = "", one_line: bool = False
+) -> Text:
     """A recorded value as inert `Text`, at most `limit` characters, with a "… N more" marker when cut."""
     raw = "" if value is None else str(value)
     shown, cut = clip(raw, limit)
