@@ -354,8 +354,9 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     return Count(min(n, int(cap)), exact=n <= cap)
 
 
-#: A count the tallies cannot answer (SQLite) reads windows of rowids, newest first: this many runs at first,
-#: doubling up to COUNT_WINDOW_RUNS_MAX (a search sizes them to its matches: `store.search.search_windows`)...
+#: A count of two or more filters reads windows of rowids, newest first: this many runs at first (to learn the
+#: pace), then each as wide as the time left allows, up to COUNT_WINDOW_RUNS_MAX (a search sizes them to its
+#: matches: `store.search.search_windows`)...
 COUNT_WINDOW_RUNS = 2_048
 COUNT_WINDOW_RUNS_MAX = 65_536
 #: ...and stops after this long with what it has counted, shown as a lower bound ("4,096+"). Counting up to

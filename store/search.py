@@ -203,7 +203,7 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
         return _postgres_read(db, query, walk)
     if _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:  # exact where it matters: a walk would find few
         return DRIVE
-    rowids = _rowid_bounds(db)
+    rowids = rowid_bounds(db)
     if rowids is None:
         return DRIVE
     lo, hi = rowids
@@ -277,7 +277,8 @@ def _matches_up_to(db: Database, query: str, cap: int) -> int:
     return int(db.execute(sql, [query, int(cap)]).fetchone()[0])
 
 
-def _rowid_bounds(db: Database) -> tuple[int, int] | None:
+def rowid_bounds(db: Database) -> tuple[int, int] | None:
+    """The least and greatest rowid of runs (None: no runs)."""
     # two subqueries: SQLite reads one min() or max() from the rowid's end, but scans for both in one (443 ms)
     lo, hi = db.execute("SELECT (SELECT min(rowid) FROM runs), (SELECT max(rowid) FROM runs)").fetchone()
     return None if lo is None else (int(lo), int(hi))
@@ -370,17 +371,12 @@ def search_windows(db: Database, text: str) -> SearchWindows | None:
     matches do)."""
     if is_postgres(db):
         return None
-    rowids = _rowid_bounds(db)
+    rowids = rowid_bounds(db)
     query = fts_query(text)
     if rowids is None or _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:
         return None
     lo, hi = rowids
     return SearchWindows(query, max(1, int(COUNT_WINDOW_DOCS / _sampled_docs_per_run(db, query, lo, hi))))
-
-
-def rowid_bounds(db: Database) -> tuple[int, int] | None:
-    """The least and greatest rowid of runs (None: no runs)."""
-    return _rowid_bounds(db)
 
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
