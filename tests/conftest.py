@@ -101,3 +101,34 @@ def gcs_endpoint() -> Iterator[str]:
 
     with gcs_environment() as endpoint:
         yield endpoint
+
+
+#: The generated store of `synthetic_sqlite_store` / `synthetic_postgresql_store`: this many runs of
+#: `bench.synthetic` (every prompt and answer says "synthetic", every prompt "failing", run i's "i").
+SYNTHETIC_RUNS = 1_000
+
+
+def _synthetic(db: Database) -> Database:
+    from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
+    from store.db.postgres import is_postgres
+
+    insert_synthetic_runs(db, SYNTHETIC_RUNS)
+    insert_synthetic_findings(db)
+    if is_postgres(db):
+        db.execute("ANALYZE search_text")  # what autovacuum does after a load this size
+    return db
+
+
+@pytest.fixture(scope="module")
+def synthetic_sqlite_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    db = _synthetic(open_database(tmp_path_factory.mktemp("synthetic") / "review.db"))
+    yield db
+    db.close()
+
+
+@pytest.fixture(scope="module")
+def synthetic_postgresql_store() -> Iterator[Database]:
+    with fresh_postgres_database() as url:
+        db = _synthetic(open_database(url))
+        yield db
+        db.close()

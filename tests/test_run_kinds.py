@@ -6,7 +6,6 @@ A generated store of 1,000 runs with findings (`bench.synthetic`) on each backen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,32 +15,10 @@ from store import runs
 from store.db.connection import open_database
 from store.db.postgres import translate
 from store.vocab import DANGLING_REFERENCE, NEGATIVE_CLAIM, WITHHELD_ANSWER
-from tests.conftest import fresh_postgres_database
+from tests.conftest import SYNTHETIC_RUNS, fresh_postgres_database
 
-RUNS = 1_000
+RUNS = SYNTHETIC_RUNS
 KINDS = (NEGATIVE_CLAIM, DANGLING_REFERENCE, WITHHELD_ANSWER)
-
-
-def _fill(db: Any) -> Any:
-    insert_synthetic_runs(db, RUNS)
-    insert_synthetic_findings(db)
-    return db
-
-
-@pytest.fixture(scope="module")
-def sqlite_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    db = _fill(open_database(tmp_path_factory.mktemp("kinds") / "review.db"))
-    yield db
-    db.close()
-
-
-@pytest.fixture(scope="module")
-def postgresql_store() -> Iterator[Any]:
-    with fresh_postgres_database() as url:
-        db = _fill(open_database(url))
-        db.execute("ANALYZE")
-        yield db
-        db.close()
 
 
 def _keyset_pages(db: Any, kind: str, sort: str) -> list[str]:
@@ -59,11 +36,11 @@ def _keyset_pages(db: Any, kind: str, sort: str) -> list[str]:
 @pytest.mark.parametrize("sort", ["newest", "oldest"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_pages_of_a_kind_are_the_same_on_both_backends(
-    sqlite_store: Any, postgresql_store: Any, kind: str, sort: str
+    synthetic_sqlite_store: Any, synthetic_postgresql_store: Any, kind: str, sort: str
 ) -> None:
-    expected = _keyset_pages(sqlite_store, kind, sort)
+    expected = _keyset_pages(synthetic_sqlite_store, kind, sort)
     assert len(expected) > 10
-    assert _keyset_pages(postgresql_store, kind, sort) == expected
+    assert _keyset_pages(synthetic_postgresql_store, kind, sort) == expected
 
 
 def _runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
@@ -83,7 +60,7 @@ def _runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_postgresql_page_of_a_kind_reads_only_its_own_runs_rows(
-    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, kind: str
+    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     """Walking runs newest first and seeking a finding of the kind for each read every run walked past: 6,900
     for a page of 100 of a kind in 1.5% of a million runs."""
@@ -97,8 +74,8 @@ def test_a_postgresql_page_of_a_kind_reads_only_its_own_runs_rows(
     monkeypatch.setattr(runs, "fetch_rows", recorded)
     for sort in ("newest", "oldest"):
         statements.clear()
-        assert len(runs.runs_page(postgresql_store, kind=kind, sort=sort, limit=10)) == 10
-        assert _runs_rows_read(postgresql_store, statements) <= 10, sort
+        assert len(runs.runs_page(synthetic_postgresql_store, kind=kind, sort=sort, limit=10)) == 10
+        assert _runs_rows_read(synthetic_postgresql_store, statements) <= 10, sort
 
 
 def test_postgresql_keeps_each_runs_kinds_as_findings_and_runs_change() -> None:

@@ -20,39 +20,15 @@ import pytest
 from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
 from store import runs, search
 from store.db.connection import open_database
-from store.db.postgres import is_postgres
 from store.search import SearchRead, Walk, fts_query, search_read
-from tests.conftest import BACKENDS, fresh_postgres_database
+from tests.conftest import BACKENDS, SYNTHETIC_RUNS, fresh_postgres_database
 
-RUNS = 1_000
-
-
-def _fill(db: Any) -> Any:
-    insert_synthetic_runs(db, RUNS)
-    insert_synthetic_findings(db)
-    if is_postgres(db):
-        db.execute("ANALYZE search_text")  # what autovacuum does after a load this size
-    return db
-
-
-@pytest.fixture(scope="module")
-def sqlite_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    db = _fill(open_database(tmp_path_factory.mktemp("plans") / "review.db"))
-    yield db
-    db.close()
-
-
-@pytest.fixture(scope="module")
-def postgresql_store() -> Iterator[Any]:
-    with fresh_postgres_database() as url:
-        db = _fill(open_database(url))
-        yield db
-        db.close()
+RUNS = SYNTHETIC_RUNS
 
 
 @pytest.fixture(params=BACKENDS)
 def generated(request: pytest.FixtureRequest) -> Any:
-    return request.getfixturevalue(f"{request.param}_store")
+    return request.getfixturevalue(f"synthetic_{request.param}_store")
 
 
 @pytest.fixture
@@ -78,10 +54,12 @@ def test_a_rare_word_reads_its_runs_and_sorts_them(generated: Any) -> None:
 
 
 @pytest.mark.usefixtures("scaled")
-def test_a_newest_page_tests_a_window_of_the_newest_runs_sized_to_the_word(sqlite_store: Any) -> None:
+def test_a_newest_page_tests_a_window_of_the_newest_runs_sized_to_the_word(
+    synthetic_sqlite_store: Any,
+) -> None:
     """200 matches: the newest 200 runs of the middling word (one document a run), the newest 100 of the
     common one (two); a later page's window ends at the run it continues after; oldest first, at the start."""
-    generated = sqlite_store
+    generated = synthetic_sqlite_store
     rowids = _rowids(generated)
     lo, hi = rowids[0], rowids[-1]
     assert _read(generated, "failing") == SearchRead("window", hi - 199, hi)
@@ -93,9 +71,9 @@ def test_a_newest_page_tests_a_window_of_the_newest_runs_sized_to_the_word(sqlit
 
 @pytest.mark.usefixtures("scaled")
 def test_a_window_of_a_quarter_of_the_runs_or_more_gathers_every_match(
-    sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
+    synthetic_sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    generated = sqlite_store
+    generated = synthetic_sqlite_store
     monkeypatch.setattr(search, "WINDOW_DOCS", 400)
     assert _read(generated, "failing").name == "gather"  # 400 matches: 400 runs of 1,000
     assert _read(generated, "synthetic").name == "window"  # 400 matches: 200 runs
@@ -114,41 +92,48 @@ def test_a_most_findings_page_at_a_million_runs_takes_the_cheapest_read(document
 
 
 @pytest.mark.usefixtures("scaled")
-def test_a_most_findings_page_of_a_word_in_every_run_walks_the_runs(sqlite_store: Any) -> None:
-    generated = sqlite_store
+def test_a_most_findings_page_of_a_word_in_every_run_walks_the_runs(synthetic_sqlite_store: Any) -> None:
+    generated = synthetic_sqlite_store
     assert _read(generated, "failing", "most-findings").name == "gather"
     assert _read(generated, "synthetic", "most-findings").name == "gather"
     assert _read(generated, "997", "most-findings").name == "drive"
 
 
 @pytest.mark.usefixtures("scaled")
-def test_postgresql_probes_runs_for_any_word_its_statistics_do_not_call_rare(postgresql_store: Any) -> None:
+def test_postgresql_probes_runs_for_any_word_its_statistics_do_not_call_rare(
+    synthetic_postgresql_store: Any,
+) -> None:
     for word in ("failing", "synthetic"):
-        assert _read(postgresql_store, word).name == "probe"
-        assert _read(postgresql_store, word, "oldest").name == "probe"
-        assert _read(postgresql_store, word, "most-findings").name == "drive"  # it sorts whatever it reads
+        assert _read(synthetic_postgresql_store, word).name == "probe"
+        assert _read(synthetic_postgresql_store, word, "oldest").name == "probe"
+        assert (
+            _read(synthetic_postgresql_store, word, "most-findings").name == "drive"
+        )  # it sorts whatever it reads
 
 
 @pytest.mark.usefixtures("scaled")
 def test_the_sqlite_sample_tells_a_common_word_from_a_middling_one(
-    sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
+    synthetic_sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Fewer runs sampled than the store holds (8 windows of 20): the documents per run still come out."""
     monkeypatch.setattr(search, "SAMPLE_RUNS", 160)
-    lo, hi = _rowids(sqlite_store)[0], _rowids(sqlite_store)[-1]
-    assert search._sampled_docs_per_run(sqlite_store, fts_query("synthetic"), lo, hi) == 2.0
-    assert search._sampled_docs_per_run(sqlite_store, fts_query("failing"), lo, hi) == 1.0
-    assert _read(sqlite_store, "synthetic").last - _read(sqlite_store, "synthetic").first + 1 == 100
+    lo, hi = _rowids(synthetic_sqlite_store)[0], _rowids(synthetic_sqlite_store)[-1]
+    assert search._sampled_docs_per_run(synthetic_sqlite_store, fts_query("synthetic"), lo, hi) == 2.0
+    assert search._sampled_docs_per_run(synthetic_sqlite_store, fts_query("failing"), lo, hi) == 1.0
+    assert (
+        _read(synthetic_sqlite_store, "synthetic").last - _read(synthetic_sqlite_store, "synthetic").first + 1
+        == 100
+    )
 
 
 @pytest.mark.usefixtures("scaled")
 def test_postgresql_without_statistics_counts_a_little(
-    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
+    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Never analysed: no estimate, so a count up to the rare bound tells a rare word from the others."""
     monkeypatch.setattr(search, "postgres_runs_estimate", lambda db, query: None)
-    assert _read(postgresql_store, "997").name == "drive"
-    assert _read(postgresql_store, "synthetic").name == "probe"
+    assert _read(synthetic_postgresql_store, "997").name == "drive"
+    assert _read(synthetic_postgresql_store, "synthetic").name == "probe"
 
 
 @pytest.mark.parametrize(
@@ -200,10 +185,10 @@ def _pages(db: Any) -> list[list[str]]:
 @pytest.mark.parametrize(("word", "runs_matching"), [("997", 1), ("failing", RUNS), ("synthetic", RUNS)])
 @pytest.mark.parametrize("cap", [10, RUNS - 1, RUNS])
 def test_the_capped_count_of_a_search_is_the_same_on_both_backends(
-    sqlite_store: Any, postgresql_store: Any, word: str, runs_matching: int, cap: int
+    synthetic_sqlite_store: Any, synthetic_postgresql_store: Any, word: str, runs_matching: int, cap: int
 ) -> None:
     expected = (min(runs_matching, cap), runs_matching <= cap)
-    for db in (sqlite_store, postgresql_store):
+    for db in (synthetic_sqlite_store, synthetic_postgresql_store):
         got = runs.count_runs_at_most(db, cap=cap, search=word)
         assert (int(got), got.exact) == expected
 
@@ -220,11 +205,11 @@ def test_the_capped_count_of_a_search_is_the_same_on_both_backends(
     ],
 )
 def test_words_are_found_within_one_document_on_both_backends(
-    sqlite_store: Any, postgresql_store: Any, text: str, matching: int
+    synthetic_sqlite_store: Any, synthetic_postgresql_store: Any, text: str, matching: int
 ) -> None:
     """PostgreSQL reads a run's tokens of all its documents together (`search_runs`): a run holding every
     token of a query is only a candidate unless the query is one token, so both backends find the same."""
-    for db in (sqlite_store, postgresql_store):
+    for db in (synthetic_sqlite_store, synthetic_postgresql_store):
         for sort in ("newest", "oldest", "most-findings"):
             assert len(runs.runs_page(db, search=text, sort=sort, limit=40)) == matching, (db, sort)
         got = runs.count_runs_at_most(db, cap=10, search=text)
@@ -251,30 +236,34 @@ def _relations(db: Any, sql: str, params: list[Any]) -> set[str]:
 
 
 def test_postgresql_counts_a_words_runs_without_reading_its_documents(
-    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
+    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The capped count of a one-token query reads the runs' own rows of tokens: no document row is read
     (counting runs from their matching documents visited every document's row: 0.3-0.9 s for a middling word
     at a million runs). Two words or a phrase are matched document by document, by the documents' GIN index
     (testing each run holding all the tokens against its documents took seconds for common words)."""
     statements: list[tuple[str, list[Any]]] = []
-    execute = type(postgresql_store).execute
+    execute = type(synthetic_postgresql_store).execute
 
     def recorded(db: Any, sql: str, params: Any = None) -> Any:
         statements.append((sql, list(params or [])))
         return execute(db, sql, params)
 
-    monkeypatch.setattr(type(postgresql_store), "execute", recorded)
+    monkeypatch.setattr(type(synthetic_postgresql_store), "execute", recorded)
     for text, reads in (("failing", {"search_runs"}), ("failing incidents", {"search_text"})):
         statements.clear()
-        assert runs.count_runs_at_most(postgresql_store, cap=10, search=text).exact is (text != "failing")
+        assert runs.count_runs_at_most(synthetic_postgresql_store, cap=10, search=text).exact is (
+            text != "failing"
+        )
         counts = [(sql, params) for sql, params in statements if "LIMIT" in sql]
-        assert [_relations(postgresql_store, sql, params) for sql, params in counts] == [reads], text
+        assert [_relations(synthetic_postgresql_store, sql, params) for sql, params in counts] == [reads], (
+            text
+        )
 
 
 @pytest.mark.parametrize("word", ["997", "failing", "synthetic"])
 def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
-    postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
+    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
 ) -> None:
     """Searching alone, in any order: the page's runs are chosen from `search_runs` (which holds their sort
     keys), so 40 runs' rows are read for a page of 40, not every matching run's, nor every run walked past
@@ -289,12 +278,12 @@ def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
     monkeypatch.setattr(runs, "fetch_rows", recorded)
     for sort in ("newest", "oldest", "most-findings"):
         statements.clear()
-        page = runs.runs_page(postgresql_store, search=word, sort=sort, limit=40)
+        page = runs.runs_page(synthetic_postgresql_store, search=word, sort=sort, limit=40)
         assert len(page) == (1 if word == "997" else 40)
         rows_read = sum(
             int(n["Actual Rows"]) * int(n.get("Actual Loops", 1))
             for sql, params in statements
-            for n in _nodes(_explain(postgresql_store, sql, params))
+            for n in _nodes(_explain(synthetic_postgresql_store, sql, params))
             if n.get("Relation Name") == "runs"
         )
         assert rows_read <= 40, sort
@@ -314,11 +303,11 @@ def _keyset_pages(db: Any, text: str, sort: str) -> list[str]:
 
 @pytest.mark.parametrize("sort", ["newest", "oldest", "most-findings"])
 def test_keyset_pages_of_a_search_are_the_same_on_both_backends(
-    sqlite_store: Any, postgresql_store: Any, sort: str
+    synthetic_sqlite_store: Any, synthetic_postgresql_store: Any, sort: str
 ) -> None:
     for text in ("997", "failing", "synthetic", "failing incidents", "prompt-997"):
-        expected = _keyset_pages(sqlite_store, text, sort)
-        assert _keyset_pages(postgresql_store, text, sort) == expected, text
+        expected = _keyset_pages(synthetic_sqlite_store, text, sort)
+        assert _keyset_pages(synthetic_postgresql_store, text, sort) == expected, text
         assert len(expected) == {"997": 1, "failing incidents": 0, "prompt-997": 1}.get(text, 120)
 
 
@@ -376,45 +365,45 @@ def _counted_with_windows(db: Any, filters: dict[str, Any]) -> tuple[Any, list[s
 @pytest.mark.usefixtures("scaled")
 @pytest.mark.parametrize("word", ["synthetic", "failing"])
 def test_a_search_with_another_filter_is_counted_window_by_window(
-    sqlite_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
+    synthetic_sqlite_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
 ) -> None:
     """A common word within an agent is counted over windows of runs holding about COUNT_WINDOW_DOCS of its
     matches each, never reading every match at once: exact when the windows end in time, else what they
     counted as a lower bound ("n+"), never more than the runs there are."""
     filters = {"agent": "san-triage", "search": word}
-    scanned = sqlite_store.execute(
+    scanned = synthetic_sqlite_store.execute(
         "SELECT count(*) FROM runs WHERE agent_id = 'san-triage' AND prompt LIKE ?", [f"%{word}%"]
     ).fetchone()[0]
     assert scanned > 100
     monkeypatch.setattr(search, "COUNT_WINDOW_DOCS", 200)  # 1,000 runs: several windows
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)  # time enough on any machine
-    counted, windows = _counted_with_windows(sqlite_store, filters)
+    counted, windows = _counted_with_windows(synthetic_sqlite_store, filters)
     assert counted.exact and counted == scanned
     assert len(windows) >= 4, windows
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)  # out of time after the first window
-    partial = runs.count_runs_at_most(sqlite_store, **filters)
+    partial = runs.count_runs_at_most(synthetic_sqlite_store, **filters)
     assert not partial.exact and 0 < partial < scanned
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
-    assert runs.count_runs_at_most(sqlite_store, cap=50, **filters) == 50
-    assert not runs.count_runs_at_most(sqlite_store, cap=50, **filters).exact
+    assert runs.count_runs_at_most(synthetic_sqlite_store, cap=50, **filters) == 50
+    assert not runs.count_runs_at_most(synthetic_sqlite_store, cap=50, **filters).exact
 
 
 def test_two_filters_are_counted_window_by_window_within_the_budget(
-    sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
+    synthetic_sqlite_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two filters the tallies cannot count together (an agent's runs with findings) are counted over windows
     of runs, newest first: exact when the windows end in time, else a lower bound (at a million runs, up to
     10,000 of one tenant's runs with a kind of finding took 383 ms to count in one statement)."""
     filters = {"agent": "san-triage", "has_findings": True}
-    scanned = sqlite_store.execute(
+    scanned = synthetic_sqlite_store.execute(
         "SELECT count(*) FROM runs WHERE agent_id = 'san-triage' AND findings > 0"
     ).fetchone()[0]
     assert scanned > 50
     monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS", 100)
     monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS_MAX", 100)
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
-    counted, windows = _counted_with_windows(sqlite_store, filters)
+    counted, windows = _counted_with_windows(synthetic_sqlite_store, filters)
     assert counted.exact and counted == scanned and len(windows) == RUNS // 100
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)
-    partial = runs.count_runs_at_most(sqlite_store, **filters)
+    partial = runs.count_runs_at_most(synthetic_sqlite_store, **filters)
     assert not partial.exact and 0 < partial < scanned
