@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlite_utils import Database
@@ -132,3 +133,35 @@ def synthetic_postgresql_store() -> Iterator[Database]:
         db = _synthetic(open_database(url))
         yield db
         db.close()
+
+
+def keyset_run_keys(db: Database, *, sort: str, limit: int, pages: int, **filters: Any) -> list[str]:
+    """The run keys of the first `pages` pages of the runs screen under `filters`, each read after the
+    previous page's last cursor (what the screen does as the reviewer scrolls)."""
+    from store import runs
+
+    keys: list[str] = []
+    after = None
+    for _ in range(pages):
+        page = runs.runs_page(db, sort=sort, limit=limit, after=after, **filters)
+        keys += [r["run_key"] for r in page]
+        if not page:
+            break
+        after = page[-1]["cursor"]
+    return keys
+
+
+@pytest.fixture
+def runs_statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[object]]]:
+    """Every statement (and its parameters) `store.runs` reads rows with during the test, in order."""
+    from store import runs
+
+    statements: list[tuple[str, list[object]]] = []
+    fetch = runs.fetch_rows
+
+    def recorded(db: Database, sql: str, params: object = None) -> object:
+        statements.append((sql, list(params or [])))  # type: ignore[call-overload]
+        return fetch(db, sql, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runs, "fetch_rows", recorded)
+    return statements

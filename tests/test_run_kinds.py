@@ -15,22 +15,14 @@ from store import runs
 from store.db.connection import open_database
 from store.db.postgres import translate
 from store.vocab import DANGLING_REFERENCE, NEGATIVE_CLAIM, WITHHELD_ANSWER
-from tests.conftest import SYNTHETIC_RUNS, fresh_postgres_database
+from tests.conftest import SYNTHETIC_RUNS, fresh_postgres_database, keyset_run_keys
 
 RUNS = SYNTHETIC_RUNS
 KINDS = (NEGATIVE_CLAIM, DANGLING_REFERENCE, WITHHELD_ANSWER)
 
 
 def _keyset_pages(db: Any, kind: str, sort: str) -> list[str]:
-    keys: list[str] = []
-    after = None
-    for _ in range(4):
-        page = runs.runs_page(db, kind=kind, sort=sort, limit=30, after=after)
-        keys += [r["run_key"] for r in page]
-        if not page:
-            break
-        after = page[-1]["cursor"]
-    return keys
+    return keyset_run_keys(db, kind=kind, sort=sort, limit=30, pages=4)
 
 
 @pytest.mark.parametrize("sort", ["newest", "oldest"])
@@ -60,18 +52,11 @@ def _runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_postgresql_page_of_a_kind_reads_only_its_own_runs_rows(
-    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, kind: str
+    synthetic_postgresql_store: Any, runs_statements: list[tuple[str, list[Any]]], kind: str
 ) -> None:
     """Walking runs newest first and seeking a finding of the kind for each read every run walked past: 6,900
     for a page of 100 of a kind in 1.5% of a million runs."""
-    statements: list[tuple[str, list[Any]]] = []
-    fetch = runs.fetch_rows
-
-    def recorded(db: Any, sql: str, params: Any = None) -> Any:
-        statements.append((sql, list(params or [])))
-        return fetch(db, sql, params)
-
-    monkeypatch.setattr(runs, "fetch_rows", recorded)
+    statements = runs_statements
     for sort in ("newest", "oldest"):
         statements.clear()
         assert len(runs.runs_page(synthetic_postgresql_store, kind=kind, sort=sort, limit=10)) == 10

@@ -21,7 +21,7 @@ from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
 from store import runs, search
 from store.db.connection import open_database
 from store.search import SearchRead, Walk, fts_query, search_read
-from tests.conftest import BACKENDS, SYNTHETIC_RUNS, fresh_postgres_database
+from tests.conftest import BACKENDS, SYNTHETIC_RUNS, fresh_postgres_database, keyset_run_keys
 
 RUNS = SYNTHETIC_RUNS
 
@@ -263,19 +263,12 @@ def test_postgresql_counts_a_words_runs_without_reading_its_documents(
 
 @pytest.mark.parametrize("word", ["997", "failing", "synthetic"])
 def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
-    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, word: str
+    synthetic_postgresql_store: Any, runs_statements: list[tuple[str, list[Any]]], word: str
 ) -> None:
     """Searching alone, in any order: the page's runs are chosen from `search_runs` (which holds their sort
     keys), so 40 runs' rows are read for a page of 40, not every matching run's, nor every run walked past
     (1,000 here)."""
-    statements: list[tuple[str, list[Any]]] = []
-    fetch = runs.fetch_rows
-
-    def recorded(db: Any, sql: str, params: Any = None) -> Any:
-        statements.append((sql, list(params or [])))
-        return fetch(db, sql, params)
-
-    monkeypatch.setattr(runs, "fetch_rows", recorded)
+    statements = runs_statements
     for sort in ("newest", "oldest", "most-findings"):
         statements.clear()
         page = runs.runs_page(synthetic_postgresql_store, search=word, sort=sort, limit=40)
@@ -290,15 +283,7 @@ def test_a_postgresql_page_of_searched_runs_reads_only_its_own_runs_rows(
 
 
 def _keyset_pages(db: Any, text: str, sort: str) -> list[str]:
-    keys: list[str] = []
-    after = None
-    for _ in range(3):
-        page = runs.runs_page(db, search=text, sort=sort, limit=40, after=after)
-        keys += [r["run_key"] for r in page]
-        if not page:
-            break
-        after = page[-1]["cursor"]
-    return keys
+    return keyset_run_keys(db, search=text, sort=sort, limit=40, pages=3)
 
 
 @pytest.mark.parametrize("sort", ["newest", "oldest", "most-findings"])
