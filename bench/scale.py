@@ -304,6 +304,7 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
     kinds = db.execute("SELECT value, n FROM tallies WHERE facet = 'run_kind' ORDER BY n DESC").fetchall()
     common_kind, rare_kind = kinds[0][0], kinds[-1][0]
     agent = runs.run_facets(db)["agents"][0]
+    tool = (findings.queue_facets(db)["tools"] or ["no-such-tool"])[0]
 
     def runs_screen(**filters: Any) -> Callable[[], Any]:
         def page() -> Any:
@@ -386,6 +387,11 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
         ("queue facets", lambda: findings.queue_facets(db)),
         ("queue first page + count + progress, any", queue_first()),
         ("queue first page + count + progress, unlabelled", queue_first(state="unlabelled")),
+        (f"queue first page + count + progress, by tool ({tool})", queue_first(tool=tool)),
+        (
+            f"queue first page + count + progress, by kind ({common_kind}) and tool ({tool})",
+            queue_first(kind=common_kind, tool=tool),
+        ),
         ("next unlabelled finding", lambda: findings.next_unlabelled(db)),
         *(
             (f"queue first page + count + progress + first unlabelled, sorted {sort}", queue_first(sort))

@@ -7,7 +7,6 @@ Lists page by keyset (`after`), never OFFSET, so the 100,000th page costs what t
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 from sqlite_utils import Database
@@ -20,12 +19,12 @@ from store.search import (
     Walk,
     count_matching_runs_at_most,
     postgres_sorted_runs,
-    rowid_bounds,
     search_condition,
     search_windows,
 )
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
+from store.windows import count_by_windows
 
 RUN_LIST_COLUMNS = (
     "key",
@@ -375,33 +374,18 @@ def _count_in_windows(db: Database, active: dict[str, Any], cap: int) -> Count |
     windows = None if "search" not in active else search_windows(db, str(active["search"]))
     if "search" in active and windows is None:
         return None
-    rowids = rowid_bounds(db)
-    if rowids is None:
-        return Count(0)
-    lo, top = rowids
     where, params = run_filters(db, **others)
-    width = COUNT_WINDOW_RUNS if windows is None else windows.width
-    started, n, read = time.perf_counter(), 0, 0
-    while top >= lo:
-        first = max(lo, top - width + 1)
-        conds, cond_params = ["r.rowid BETWEEN ? AND ?"], [first, top]
-        if windows is not None:
-            match, match_params = windows.condition(first, top)
-            conds.append(match)
-            cond_params += match_params
-        sql = f"SELECT count(*) FROM runs r WHERE {' AND '.join([*conds, *where])}"
-        n += int(db.execute(sql, [*cond_params, *params]).fetchone()[0])
-        read += top - first + 1
-        top = first - 1
-        if n > cap:
-            return Count(cap, exact=False)
-        spent = time.perf_counter() - started
-        if top >= lo and spent > COUNT_BUDGET_S:
-            return Count(n, exact=False)
-        # the next window as wide as the time left allows at the pace so far (a search's no wider than its own)
-        fits = int((COUNT_BUDGET_S - spent) / max(spent / read, 1e-9))
-        width = max(1, min(fits, COUNT_WINDOW_RUNS_MAX if windows is None else windows.width))
-    return Count(n)
+    return count_by_windows(
+        db,
+        "runs r",
+        where,
+        params,
+        cap,
+        first_width=COUNT_WINDOW_RUNS if windows is None else windows.width,
+        max_width=COUNT_WINDOW_RUNS_MAX if windows is None else windows.width,
+        budget_s=COUNT_BUDGET_S,
+        window=None if windows is None else windows.condition,
+    )
 
 
 def resolve_run(db: Database, ident: str) -> str:

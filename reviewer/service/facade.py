@@ -168,9 +168,11 @@ class ReviewService:
 
         def work(db: Database) -> dict[str, Any]:
             clean = _queue_filters(filters, reviewer)
+            total = findings.queue_count_at_most(db, **clean)
             return {
-                "total": findings.queue_count_at_most(db, **clean),
-                "progress": findings.queue_progress(db, **clean),
+                "total": total,
+                # the same count serves the progress line unless a label state narrows the rows shown
+                "progress": findings.queue_progress(db, total=None if "state" in clean else total, **clean),
                 "rows": findings.queue_page(db, limit=limit, sort=sort, **clean),
                 # under a label-state filter the rows shown are chosen by it: the queue opens on the first
                 "first_unlabelled": (

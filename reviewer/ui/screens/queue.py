@@ -47,7 +47,7 @@ def progress_text(progress: dict[str, int] | None, shown: int | None, filters: d
     if progress is None:
         out.append("…", style="dim")
         return out
-    out.append(f"{progress['labelled']:,} / {progress['total']:,}", style="bold")
+    out.append(f"{progress['labelled']:,} / {count_text(progress['total'])}", style="bold")
     out.append(" labelled")
     out.append(f" ({progress['mine']:,} by you)", style="green")
     out.append(" · ", style="dim")

@@ -1,0 +1,66 @@
+"""Counting rows under filters no tally answers, window by window of rowids (newest first), for a bounded
+time: exact when the windows reach the end in time, otherwise what they found so far, a lower bound the
+screens show as `1,234+`. Reading every matching row of a million-run store took 130 ms to 1.5 s."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.db.postgres import is_postgres
+from store.rows import Count
+
+#: An extra condition for the window `first`-`last` of rowids, and its parameters (a search's matches).
+WindowCondition = Callable[[int, int], tuple[str, list[Any]]]
+
+
+def count_by_windows(
+    db: Database,
+    source: str,
+    where: list[str],
+    params: list[Any],
+    cap: int,
+    *,
+    first_width: int,
+    max_width: int,
+    budget_s: float,
+    window: WindowCondition | None = None,
+    own_btree: bool = False,
+) -> Count:
+    """How many rows of `source` (`table alias`) meet `where`, up to `cap`: windows of the alias' rowids from
+    the greatest down, the first `first_width` wide (to learn the pace), each next as wide as the time left
+    of `budget_s` allows at that pace, up to `max_width`; `exact` False when `cap` or the time runs out.
+
+    `own_btree` (SQLite): read each window from the table's own b-tree, never from an index of a filter
+    (the queue's kind index made each window of findings read every finding of the kind: 61 ms for 2,048)."""
+    table, alias = source.split()
+    bounds = db.execute(
+        f"SELECT (SELECT min(rowid) FROM {table}), (SELECT max(rowid) FROM {table})"
+    ).fetchone()
+    if own_btree and not is_postgres(db):
+        source = f"{table} AS {alias} NOT INDEXED"
+    if bounds[0] is None:
+        return Count(0)
+    lo, top = int(bounds[0]), int(bounds[1])
+    width, started, n, read = first_width, time.perf_counter(), 0, 0
+    while top >= lo:
+        first = max(lo, top - width + 1)
+        conds, cond_params = [f"{alias}.rowid BETWEEN ? AND ?"], [first, top]
+        if window is not None:
+            extra, extra_params = window(first, top)
+            conds.append(extra)
+            cond_params += extra_params
+        sql = f"SELECT count(*) FROM {source} WHERE {' AND '.join([*conds, *where])}"
+        n += int(db.execute(sql, [*cond_params, *params]).fetchone()[0])
+        read += top - first + 1
+        top = first - 1
+        if n > cap:
+            return Count(cap, exact=False)
+        spent = time.perf_counter() - started
+        if top >= lo and spent > budget_s:
+            return Count(n, exact=False)
+        width = max(1, min(int((budget_s - spent) / max(spent / read, 1e-9)), max_width))
+    return Count(n)
