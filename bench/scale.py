@@ -317,9 +317,10 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
     def queue_first(sort: str | None = None, **filters: Any) -> Callable[[], Any]:
         def first() -> Any:
             f = dict(filters, reviewer="someone")
-            return (
-                findings.queue_count_at_most(db, **f),
-                findings.queue_progress(db, **f),
+            total = findings.queue_count_at_most(db, **f)
+            return (  # as `ReviewService.queue_first` reads them: one count for the page and the progress line
+                total,
+                findings.queue_progress(db, total=None if "state" in f else total, **f),
                 findings.queue_page(db, limit=BLOCK, sort=sort, **f),
                 None if "state" in f else findings.first_unlabelled(db, sort=sort, **f),
             )

@@ -192,7 +192,6 @@ def test_a_tool_filter_is_counted_window_by_window_and_the_progress_line_says_wh
     progress line counted every such finding: 1.5 s). Exact when the windows end in time, else a lower
     bound the screens show as `n+`."""
     from store import findings as queue
-    from store import runs as run_store
 
     db = synthetic_sqlite_store
     scanned = db.execute(
@@ -201,11 +200,11 @@ def test_a_tool_filter_is_counted_window_by_window_and_the_progress_line_says_wh
     assert scanned > 100
     monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS", 100)
     monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS_MAX", 100)
-    monkeypatch.setattr(run_store, "COUNT_BUDGET_S", 60.0)
+    monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 60.0)
     counted = queue.queue_count_at_most(db, tool="search_logs")
     assert counted.exact and counted == scanned
     assert queue.queue_progress(db, tool="search_logs")["total"] == scanned
-    monkeypatch.setattr(run_store, "COUNT_BUDGET_S", 0.0)  # out of time after the first window
+    monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 0.0)  # out of time after the first window
     partial = queue.queue_count_at_most(db, tool="search_logs")
     assert not partial.exact and 0 < partial < scanned
     total = queue.queue_progress(db, tool="search_logs")["total"]
