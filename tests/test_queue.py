@@ -42,6 +42,25 @@ def test_filters(loaded: Database) -> None:
 
 
 @both_backends
+def test_a_tool_named_only_in_a_findings_refs_is_found_whatever_its_name(loaded: Database) -> None:
+    """The tool filter reads a finding's refs (`toolName`, `id`) as well as its own tool: a name the refs'
+    JSON writes escaped (a quote, a backslash) or as it is (accents, underscores) is found alike, so the
+    text test that spares parsing refs that cannot hold the name never drops one that does."""
+    import orjson
+
+    names = ['we"ird\\tool', "café_lookup", "100%_sure"]
+    ids = [r[0] for r in loaded.execute("SELECT id FROM findings ORDER BY id LIMIT 3").fetchall()]
+    for fid, name in zip(ids, names, strict=True):
+        key = "toolName" if name != "café_lookup" else "id"
+        refs = orjson.dumps([{"shape": "number"}, {key: name}]).decode()
+        loaded.execute("UPDATE findings SET refs = ? WHERE id = ?", [refs, fid])
+    for fid, name in zip(ids, names, strict=True):
+        assert [r["id"] for r in queue_page(loaded, tool=name, limit=10)] == [fid], name
+        assert queue_count(loaded, tool=name) == 1, name
+    assert queue_count(loaded, tool="café") == 0  # a part of a name is not the name
+
+
+@both_backends
 def test_label_states_and_next_unlabelled(loaded: Database) -> None:
     ids = [r["id"] for r in queue_page(loaded, limit=3)]
     labels.label_finding(loaded, ids[0], "unsure", "ann")
