@@ -380,7 +380,8 @@ def queue_count_at_most(db: Database, *, cap: int | None = None, **filters: Any)
     where, params = _filters(**filters)
     return count_by_windows(
         db,
-        "findings f",
+        "findings",
+        "f",
         where,
         params,
         cap,

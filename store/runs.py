@@ -377,7 +377,8 @@ def _count_in_windows(db: Database, active: dict[str, Any], cap: int) -> Count |
     where, params = run_filters(db, **others)
     return count_by_windows(
         db,
-        "runs r",
+        "runs",
+        "r",
         where,
         params,
         cap,

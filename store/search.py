@@ -40,6 +40,7 @@ from sqlite_utils import Database
 from store.db.postgres import is_postgres
 from store.db.schema import SEARCH_DOC_BITS
 from store.rows import Count
+from store.windows import rowid_bounds
 
 #: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
 MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
@@ -201,14 +202,10 @@ def search_read(db: Database, query: str, walk: Walk) -> SearchRead:
     """The read of a page of runs matching `query` walked as `walk`, without reading every match."""
     if is_postgres(db):
         return _postgres_read(db, query, walk)
-    if _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:  # exact where it matters: a walk would find few
+    density = _density(db, query)
+    if density is None:
         return DRIVE
-    rowids = rowid_bounds(db)
-    if rowids is None:
-        return DRIVE
-    lo, hi = rowids
-    # at least RARE_DOCS in all: a sample that misses them all still sizes the window by that
-    docs_per_run = max(_sampled_docs_per_run(db, query, lo, hi), RARE_DOCS / (hi - lo + 1))
+    lo, hi, docs_per_run = density
     if walk.sort not in WINDOWED_SORTS:
         return _unwindowed_read(docs_per_run, hi - lo + 1)
     width = max(1, int(WINDOW_DOCS / docs_per_run))
@@ -271,17 +268,23 @@ def _postgres_rare(db: Database, query: str) -> bool:
     return estimate < PG_RARE_RUNS
 
 
+def _density(db: Database, query: str) -> tuple[int, int, float] | None:
+    """The runs' rowid bounds and `query`'s documents per run, judged from a sample (SQLite); None when the
+    word is rare (counted exactly below RARE_DOCS: a walk would find few) or there are no runs."""
+    if _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:
+        return None
+    rowids = rowid_bounds(db, "runs")
+    if rowids is None:
+        return None
+    lo, hi = rowids
+    # at least RARE_DOCS in all: a sample that misses them all still sizes a window by that
+    return lo, hi, max(_sampled_docs_per_run(db, query, lo, hi), RARE_DOCS / (hi - lo + 1))
+
+
 def _matches_up_to(db: Database, query: str, cap: int) -> int:
     """How many documents `query` matches, counted no further than `cap`."""
     sql = "SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)"
     return int(db.execute(sql, [query, int(cap)]).fetchone()[0])
-
-
-def rowid_bounds(db: Database) -> tuple[int, int] | None:
-    """The least and greatest rowid of runs (None: no runs)."""
-    # two subqueries: SQLite reads one min() or max() from the rowid's end, but scans for both in one (443 ms)
-    lo, hi = db.execute("SELECT (SELECT min(rowid) FROM runs), (SELECT max(rowid) FROM runs)").fetchone()
-    return None if lo is None else (int(lo), int(hi))
 
 
 def _rowid_of(db: Database, key: str | None) -> int | None:
@@ -371,12 +374,9 @@ def search_windows(db: Database, text: str) -> SearchWindows | None:
     matches do)."""
     if is_postgres(db):
         return None
-    rowids = rowid_bounds(db)
     query = fts_query(text)
-    if rowids is None or _matches_up_to(db, query, RARE_DOCS) < RARE_DOCS:
-        return None
-    lo, hi = rowids
-    return SearchWindows(query, max(1, int(COUNT_WINDOW_DOCS / _sampled_docs_per_run(db, query, lo, hi))))
+    density = _density(db, query)
+    return None if density is None else SearchWindows(query, max(1, int(COUNT_WINDOW_DOCS / density[2])))
 
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
