@@ -15,13 +15,13 @@ from store.db.postgres import is_postgres
 from store.errors import NotFound
 from store.rows import Count, fetch_rows, finding_out, run_out
 from store.search import (
-    SortedRuns,
     Walk,
     count_matching_runs_at_most,
     postgres_sorted_runs,
     search_condition,
     search_windows,
 )
+from store.sorted_runs import SortedRuns, kind_runs
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 from store.windows import count_by_windows
@@ -149,7 +149,7 @@ def _page_index(db: Database, sort: str, filters: dict[str, Any], limit: int | N
     matching runs about `matching`, so a filter walks from sqrt(limit x runs) matching runs (10,000 at a
     million runs and pages of 100); its count is the tallies' smallest (exact for one filter, an upper bound
     for several). An outcome, agent or `w` filter walks its own index in the sort's order."""
-    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    active = _active(filters)
     if not active or "search" in active:
         return None
     counts = [n for k, v in active.items() if (n := tallied_run_count(db, **{k: v})) is not None]
@@ -160,6 +160,11 @@ def _page_index(db: Database, sort: str, filters: dict[str, Any], limit: int | N
         if name in active:
             return FILTER_SORT_INDEXES[(name, sort)]
     return SORT_INDEXES[sort]
+
+
+def _active(filters: dict[str, Any]) -> dict[str, Any]:
+    """The filters that filter (an empty value, or a flag off, is no filter)."""
+    return {k: v for k, v in filters.items() if v not in (None, "", False)}
 
 
 def _order(sort: str) -> tuple[tuple[str, ...], bool, bool]:
@@ -216,14 +221,9 @@ def runs_page(
     """
     exprs, desc, nullable = _order(sort)
     walk = Walk(sort, None if after is None else str(after[-1]))  # every sort ends with the key
-    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
-    sorted_runs: SortedRuns | None = None
+    sorted_runs = None
     if limit is not None and (after is not None or offset <= 0):
-        if set(active) == {"search"}:
-            sorted_runs = postgres_sorted_runs(db, str(active["search"]))
-        elif set(active) == {"kind"} and is_postgres(db) and sort in ("newest", "oldest"):
-            # (kind, started_ms, key) of every run with a finding of the kind (schema m019): one index range
-            sorted_runs = SortedRuns("run_kinds", "w.kind = ?", (str(active["kind"]),), "key", "key")
+        sorted_runs = _sorted_runs(db, sort, _active(filters))
     where, params = ([], []) if sorted_runs is not None else run_filters(db, walk=walk, **filters)
     index = None if sorted_runs is not None else _page_index(db, sort, filters, limit)
     source = "runs r" if index is None else f"runs r INDEXED BY {index}"
@@ -260,6 +260,16 @@ def runs_page(
             row["cursor"] = [row.pop(f"_k{i}") for i in range(len(exprs))]
             out.append(run_out(row))
     return out
+
+
+def _sorted_runs(db: Database, sort: str, active: dict[str, Any]) -> SortedRuns | None:
+    """Where a page's runs are chosen before their rows are read (`store.sorted_runs`): on PostgreSQL a
+    one-token search alone, in any order, and a finding kind alone, newest or oldest first."""
+    if set(active) == {"search"}:
+        return postgres_sorted_runs(db, str(active["search"]))
+    if set(active) == {"kind"} and is_postgres(db) and sort in ("newest", "oldest"):
+        return kind_runs(str(active["kind"]))
+    return None
 
 
 def _boundary(
@@ -309,7 +319,7 @@ COUNT_CAP = 10_000
 
 def tallied_run_count(db: Database, **filters: Any) -> int | None:
     """The exact count from the tallies when the filters are none or one tallied filter (else None)."""
-    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    active = _active(filters)
     if not active:
         return tally(db, "runs")
     if len(active) > 1:
@@ -340,7 +350,7 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     if tallied is not None:
         return Count(tallied)
     cap = COUNT_CAP if cap is None else int(cap)
-    active = {k: v for k, v in filters.items() if v not in (None, "", False)}
+    active = _active(filters)
     if set(active) == {"search"}:
         return count_matching_runs_at_most(db, str(active["search"]), cap)
     windowed = _count_in_windows(db, active, cap)
