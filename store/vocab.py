@@ -56,8 +56,8 @@ def received_nothing(delivered: Any, outcome: str | None) -> bool:
 
 
 def received_nothing_sql(delivered_column: str, outcome_column: str) -> str:
-    """`received_nothing` as an SQL condition, in a form both backends read (PostgreSQL has no `IS NOT 'x'`)
-    and spelled as the partial indexes of schema m017 are, so SQLite reads those runs from them."""
+    """`received_nothing` as an SQL condition, in a form both backends read (PostgreSQL has no `IS NOT 'x'`);
+    schema m017's partial indexes are made with it, so SQLite reads those runs from them."""
     return f"({delivered_column} = 0 AND coalesce({outcome_column}, '') <> '{INCOMPLETE}')"
 
 

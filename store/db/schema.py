@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-from store.vocab import CURRENT_LABELS_VIEW
+from store.vocab import CURRENT_LABELS_VIEW, received_nothing_sql
 
 migrations = Migrations("footprint-reviewer")
 
@@ -576,9 +576,9 @@ def m016_runs_by_most_findings(db: Database) -> None:
     db.execute("CREATE INDEX runs_most_findings ON runs(findings, coalesce(started_ms, -1), key)")
 
 
-#: The runs that delivered nothing (`store.vocab.received_nothing_sql` on the bare columns): the runs screen's
-#: `w`, a few percent of the runs, read from partial indexes of their own.
-NO_ANSWER = "delivered = 0 AND coalesce(outcome, '') <> 'incomplete'"
+#: The runs that delivered nothing, the runs screen's `w` (a few percent of the runs), read from partial
+#: indexes of their own: the filter's own condition on the bare columns, so SQLite matches the two.
+NO_ANSWER = received_nothing_sql("delivered", "outcome")
 
 
 @migrations()
