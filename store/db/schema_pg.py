@@ -347,10 +347,13 @@ _RUN_KIND_LEFT = """
 _NOT_BEFORE = "AND NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.kind = p.kind AND o.run_key = p.run_key)"
 
 
-def _statement_trigger(name: str, event: str, transitions: str, body: str) -> str:
+def _statement_trigger(name: str, event: str, transitions: str, body: str, *, table: str = "findings") -> str:
+    """A plpgsql statement trigger `name` after `event` on `table`, reading the `transitions` tables (none
+    for TRUNCATE, which has no rows to name)."""
+    referencing = f"REFERENCING {transitions} " if transitions else ""
     return (
         f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$; "
-        f"CREATE TRIGGER {name} AFTER {event} ON findings REFERENCING {transitions} "
+        f"CREATE TRIGGER {name} AFTER {event} ON {table} {referencing}"
         f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
     )
 
@@ -661,20 +664,9 @@ def pg_m018_search_runs(db: PgDatabase) -> None:
             recount.replace("FROM removed", both),
         ),
     ):
-        db.execute(
-            f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$"
-        )
-        db.execute(
-            f"CREATE TRIGGER {name} AFTER {event} ON search_text REFERENCING {tables} "
-            f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
-        )
+        db.execute(_statement_trigger(name, event, tables, body, table="search_text"))
     db.execute(
-        "CREATE FUNCTION search_runs_empty() RETURNS trigger LANGUAGE plpgsql AS "
-        "$$ BEGIN TRUNCATE search_runs; RETURN NULL; END $$"
-    )
-    db.execute(
-        "CREATE TRIGGER search_runs_empty AFTER TRUNCATE ON search_text "
-        "FOR EACH STATEMENT EXECUTE FUNCTION search_runs_empty()"
+        _statement_trigger("search_runs_empty", "TRUNCATE", "", "TRUNCATE search_runs;", table="search_text")
     )
     db.execute(
         _plpgsql_trigger(
@@ -722,13 +714,7 @@ def pg_m019_run_kinds(db: PgDatabase) -> None:
         ("run_kinds_update", "UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows", left + " " + entered),
     ):
         db.execute(_statement_trigger(name, event, tables, body))
-    db.execute(
-        "CREATE FUNCTION run_kinds_empty() RETURNS trigger LANGUAGE plpgsql AS "
-        "$$ BEGIN TRUNCATE run_kinds; RETURN NULL; END $$"
-    )
-    db.execute(
-        "CREATE TRIGGER run_kinds_empty AFTER TRUNCATE ON findings FOR EACH STATEMENT EXECUTE FUNCTION run_kinds_empty()"
-    )
+    db.execute(_statement_trigger("run_kinds_empty", "TRUNCATE", "", "TRUNCATE run_kinds;"))
     db.execute(
         _plpgsql_trigger(
             "run_kinds_sort_keys",
