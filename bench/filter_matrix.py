@@ -14,21 +14,17 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 from bench.million import replicated_store, store_path
+from bench.scale import repeat
 
 
 def _timed(fn: Callable[[], Any], repeats: int) -> tuple[float, float, float]:
-    fn()
-    spans = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        spans.append((time.perf_counter() - started) * 1000)
-    return statistics.median(spans), min(spans), max(spans)
+    """Median, min and max in milliseconds of `repeats` runs after a warm-up (`bench.scale.repeat`)."""
+    samples = [t * 1000 for t in repeat(fn, repeats).samples]
+    return statistics.median(samples), min(samples), max(samples)
 
 
 def filters_of(db: Any) -> dict[str, dict[str, Any]]:
