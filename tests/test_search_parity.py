@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from store.db.connection import open_database
-from store.db.fts5_chars import folds, separator_ranges
+from store.db.fts5_tables import folds, separator_ranges
 from store.db.ingest import ingest
 from store.runs import count_runs, runs_page
 from tests.conftest import FIXTURE_RECORDINGS, fresh_postgres_database

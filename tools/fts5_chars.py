@@ -18,6 +18,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from store.db.fts5_tables import ranges
+
 TOKENIZER = "unicode61 remove_diacritics 2"
 OUT = Path(__file__).resolve().parents[1] / "store" / "db" / "fts5_chars.py"
 
@@ -52,16 +54,6 @@ def read_tokenizer() -> tuple[list[int], dict[int, int | None]]:
     return separators, folds
 
 
-def ranges(points: list[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for c in points:
-        if out and out[-1][1] == c - 1:
-            out[-1] = (out[-1][0], c)
-        else:
-            out.append((c, c))
-    return out
-
-
 def wrapped(items: list[str], indent: str = "    ") -> str:
     """Space-separated items as implicitly concatenated string literals of at most ~100 characters."""
     lines: list[str] = []
@@ -84,8 +76,8 @@ def module_text(separators: list[int], folds: dict[int, int | None]) -> str:
     return f'''"""What SQLite's FTS5 tokenizer of the `search` index (`{TOKENIZER}`) does to each character,
 read from SQLite {sqlite3.sqlite_version} by `python tools/fts5_chars.py` (generated: do not edit by hand).
 
-PostgreSQL splits and folds the searched text with these tables (schema m015), so a word finds the same runs
-on both backends. Every character that is not a separator is a token character; ASCII folds A-Z to a-z.
+PostgreSQL splits and folds the searched text with these tables (schema m015; read by
+`store.db.fts5_tables`), so a word finds the same runs on both backends. Every character that is not a separator is a token character; ASCII folds A-Z to a-z.
 """
 
 from __future__ import annotations
@@ -100,24 +92,6 @@ SEPARATORS = (
 FOLDS = (
 {wrapped(folded)}
 )
-
-
-def separator_ranges() -> list[tuple[int, int]]:
-    """SEPARATORS as (first, last) code points."""
-    out = []
-    for item in SEPARATORS.split():
-        first, _, last = item.partition("-")
-        out.append((int(first, 16), int(last or first, 16)))
-    return out
-
-
-def folds() -> dict[int, int | None]:
-    """FOLDS as {{code point: folded code point, or None when removed}}."""
-    out: dict[int, int | None] = {{}}
-    for item in FOLDS.split():
-        source, _, target = item.partition(">")
-        out[int(source, 16)] = int(target, 16) if target else None
-    return out
 '''
 
 

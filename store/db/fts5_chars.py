@@ -1,8 +1,8 @@
 """What SQLite's FTS5 tokenizer of the `search` index (`unicode61 remove_diacritics 2`) does to each character,
 read from SQLite 3.40.1 by `python tools/fts5_chars.py` (generated: do not edit by hand).
 
-PostgreSQL splits and folds the searched text with these tables (schema m015), so a word finds the same runs
-on both backends. Every character that is not a separator is a token character; ASCII folds A-Z to a-z.
+PostgreSQL splits and folds the searched text with these tables (schema m015; read by
+`store.db.fts5_tables`), so a word finds the same runs on both backends. Every character that is not a separator is a token character; ASCII folds A-Z to a-z.
 """
 
 from __future__ import annotations
@@ -169,21 +169,3 @@ FOLDS = (
     "1041f>10447 10420>10448 10421>10449 10422>1044a 10423>1044b 10424>1044c 10425>1044d 10426>1044e "
     "10427>1044f"
 )
-
-
-def separator_ranges() -> list[tuple[int, int]]:
-    """SEPARATORS as (first, last) code points."""
-    out = []
-    for item in SEPARATORS.split():
-        first, _, last = item.partition("-")
-        out.append((int(first, 16), int(last or first, 16)))
-    return out
-
-
-def folds() -> dict[int, int | None]:
-    """FOLDS as {code point: folded code point, or None when removed}."""
-    out: dict[int, int | None] = {}
-    for item in FOLDS.split():
-        source, _, target = item.partition(">")
-        out[int(source, 16)] = int(target, 16) if target else None
-    return out

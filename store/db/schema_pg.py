@@ -28,7 +28,8 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from store.db import fts5_chars, schema
+from store.db import fts5_tables, schema
+from store.db.fts5_tables import ranges
 from store.db.schema import COLUMNS, DELIVERY_COLUMNS, SEARCH_DOC_BITS
 from store.errors import DatabaseVersionError, StoreError
 from store.vocab import CURRENT_LABELS_VIEW
@@ -487,19 +488,9 @@ def _literal(text: str) -> str:
     return "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def _ranges(points: list[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for c in sorted(points):
-        if out and out[-1][1] == c - 1:
-            out[-1] = (out[-1][0], c)
-        else:
-            out.append((c, c))
-    return out
-
-
 def _non_ascii_folds() -> list[tuple[int, int | None]]:
     """FTS5's folds of non-ASCII characters (code point, folded code point or None when removed)."""
-    return sorted((c, f) for c, f in fts5_chars.folds().items() if c > 0x7F)
+    return sorted((c, f) for c, f in fts5_tables.folds().items() if c > 0x7F)
 
 
 def fts5_fold_sql() -> str:
@@ -512,7 +503,7 @@ def fts5_fold_sql() -> str:
     folds = _non_ascii_folds()
     sources = _literal("".join(chr(c) for c, f in folds if f is not None))
     targets = _literal("".join(chr(f) for _, f in folds if f is not None))
-    others = _char_class(_ranges([c for c, _ in folds]), "+").replace("E'[", "E'[^", 1)
+    others = _char_class(ranges([c for c, _ in folds]), "+").replace("E'[", "E'[^", 1)
     return (
         "CREATE FUNCTION fts5_fold(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fts$ "
         "DECLARE present text; c text; at int; src text := ''; dst text := ''; gone text := ''; "
@@ -531,7 +522,7 @@ def fts5_tokens_sql() -> str:
     """`fts5_tokens(t)`: the tokens FTS5 makes of `t`, in order: A-Z lowered and `fts5_fold`ed, then split at
     FTS5's separators (an explicit class: the server's locale plays no part); a token folded to nothing is
     dropped, as FTS5 drops it. A text of ASCII alone (the common case) is split at `[^0-9a-z]`."""
-    separators = _char_class(fts5_chars.separator_ranges(), "+")
+    separators = _char_class(fts5_tables.separator_ranges(), "+")
     lowered = 'lower(t COLLATE "C")'  # A-Z only, whatever the server's locale
     return (
         "CREATE FUNCTION fts5_tokens(t text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE "
