@@ -66,6 +66,15 @@ def corpus_by_size(mb: int, seed: int = 7) -> list[Path]:
     return paths
 
 
+def corpus_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The options the benches of the ingest's parts share: `--runs` of the event-heavy corpus (2,000: the
+    corpus the RESULTS figures of those benches use) and `--repeats` (3)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=2_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    return parser
+
+
 def corpus_by_runs(runs: int, seed: int = 5) -> list[Path]:
     from bench.corpus import generate_corpus
 

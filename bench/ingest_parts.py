@@ -14,7 +14,6 @@ stages' time shared by two cores.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import hashlib
 import statistics
@@ -92,14 +91,10 @@ def stages(paths: list[Path]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import corpus_by_runs
+    from bench.__main__ import corpus_by_runs, corpus_parser
     from bench.scale import careful_peer
 
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=2_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = corpus_parser(__doc__)
     args = parser.parse_args(argv)
     paths = corpus_by_runs(args.runs)
     samples = [stages(paths) for _ in range(args.repeats)]

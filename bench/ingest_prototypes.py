@@ -29,7 +29,6 @@ the collector paused: the reference of `bench.scale`):
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import statistics
@@ -310,13 +309,9 @@ def print_table(mb: float, lines: dict[str, list[float]], writer: dict[str, list
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import corpus_by_runs
+    from bench.__main__ import corpus_by_runs, corpus_parser
 
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=2_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = corpus_parser(__doc__)
     args = parser.parse_args(argv)
     paths = corpus_by_runs(args.runs)
     mb = sum(p.stat().st_size for p in paths) / 1e6

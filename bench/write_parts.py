@@ -481,11 +481,9 @@ def _against(name: str, cpu: list[float], full: list[float] | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=2_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    from bench.__main__ import corpus_parser
+
+    parser = corpus_parser(__doc__)
     parser.add_argument("--only", action="append", default=[], help="variants whose name contains this")
     parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind")
     parser.add_argument("--statements", action="store_true", help="CPU time of each statement kind")
