@@ -296,6 +296,21 @@ def label_share(db: Any, n: int = 2_000) -> None:
             label_finding(db, fid, verdicts_for(kind)[1], "bench-2")
 
 
+def queue_opening(db: Any, sort: str | None = None, **filters: Any) -> Any:
+    """What the queue reads when it opens, as `ReviewService.queue_first` reads it (one count for the page and
+    the progress line; where it opens, unless a label state chooses the rows)."""
+    from store import findings
+
+    f = dict(filters, reviewer="someone")
+    total = findings.queue_count_at_most(db, **f)
+    return (
+        total,
+        findings.queue_progress(db, total=None if "state" in f else total, **f),
+        findings.queue_page(db, limit=BLOCK, sort=sort, **f),
+        None if "state" in f else findings.first_unlabelled(db, sort=sort, **f),
+    )
+
+
 def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[], Any]]]:
     """Every screen query, as the app's service calls it, on `db` (SQLite or PostgreSQL): the runs screen's
     pages and counts by filter and search word, the facets, and the queue's first page in every order."""
@@ -315,17 +330,7 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
         return page
 
     def queue_first(sort: str | None = None, **filters: Any) -> Callable[[], Any]:
-        def first() -> Any:
-            f = dict(filters, reviewer="someone")
-            total = findings.queue_count_at_most(db, **f)
-            return (  # as `ReviewService.queue_first` reads them: one count for the page and the progress line
-                total,
-                findings.queue_progress(db, total=None if "state" in f else total, **f),
-                findings.queue_page(db, limit=BLOCK, sort=sort, **f),
-                None if "state" in f else findings.first_unlabelled(db, sort=sort, **f),
-            )
-
-        return first
+        return lambda: queue_opening(db, sort, **filters)
 
     return [
         ("runs screen first page, no filter", runs_screen()),

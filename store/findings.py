@@ -4,6 +4,7 @@ label state, paged by keyset on id, with progress and facets); plus the rows a f
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
@@ -67,7 +68,9 @@ def _filters(
         where.append("f.kind = ?")
         params.append(kind)
     if code:
-        where.append("EXISTS (SELECT 1 FROM json_each(f.codes) WHERE json_each.value = ?)")
+        # one probe of the (code, finding) index (schema m021), where reading each finding's codes as JSON made
+        # a rare code's queue a scan of every finding
+        where.append("EXISTS (SELECT 1 FROM finding_codes c WHERE c.code = ? AND c.finding = f.id)")
         params.append(code)
     if tool:
         # a finding's refs are parsed only where their text holds the name (orjson writes such a name as it
@@ -92,6 +95,8 @@ def _filters(
     return where, params
 
 
+#: The index of findings by id (SQLite names a PRIMARY KEY's index itself).
+FINDING_ID_INDEX = "sqlite_autoindex_findings_1"
 #: A finding's position in its run (the recording event it was filed at; run-level findings, with no event,
 #: first): the key the store's queue-order indexes (schema m013) are built on, spelled the same here.
 POSITION = "coalesce(f.seq, -1)"
@@ -173,6 +178,102 @@ RUN_CHUNK_MAX = 1_024
 COMMON_KIND = 20_000
 
 
+#: Reading a set of findings whole and sorting it costs about READ_ROW_US a finding (each a random row of
+#: the findings and runs tables); walking a sort's index and testing each entry about WALK_ENTRY_US (measured
+#: at a million runs). So a filter leaving `m` of `n` findings is read whole while m x READ_ROW_US is below
+#: the walk's n / m x page x WALK_ENTRY_US: m below sqrt(n x page x WALK_ENTRY_US / READ_ROW_US), about
+#: 3,000 at a million runs. At a million runs a reviewer's own labels ("mine", none yet) newest first walked
+#: every finding (3.9 s); read whole they cost a few milliseconds.
+READ_ROW_US = 20
+WALK_ENTRY_US = 2
+#: The rows of a queue page the app reads at a time (its block).
+QUEUE_BLOCK = 100
+#: Where the walk's cost cannot be judged, a set is read whole up to this many findings (about 400 ms at
+#: most at a million runs, where a walk may pass every finding): under two or more filters (a kind and a code
+#: no finding has together walked every finding of the kind: 12 s newest first), and in the "kind" and
+#: "tool" sorts, along which a code or a pack version is bunched in the kinds or tools that file it, not
+#: spread (a rare code by kind walked 1.3 s).
+READ_WHOLE_AT_MOST = 20_000
+#: The finding ids under a labelled state (few while few findings are labelled): the set such a page reads.
+_LABELLED_IDS: dict[str, str] = {
+    "labelled": "f.id IN (SELECT l.target_id FROM current_labels l)",
+    "mine": "f.id IN (SELECT l.target_id FROM current_labels l WHERE l.reviewer = ?)",
+    DISAGREEMENT: _DISAGREEING,
+}
+
+
+@dataclass(frozen=True)
+class _Driver:
+    """How a page reads a filter's findings whole: the index SQLite must read them by, and a condition (with
+    its parameters) that lets it, beside the filters themselves."""
+
+    index: str
+    conds: tuple[str, ...] = ()
+    params: tuple[Any, ...] = ()
+
+
+def _at_most(db: Database, select: str, params: list[Any]) -> int:
+    """How many rows `select` has, counted up to READ_WHOLE_AT_MOST + 1."""
+    return int(
+        db.execute(f"SELECT count(*) FROM ({select} LIMIT {READ_WHOLE_AT_MOST + 1})", params).fetchone()[0]
+    )
+
+
+#: The sorts whose walk reads a kind's findings in order from one index (findings_kind_order: kind, run,
+#: position, id): a kind alone walks there whatever its size.
+_KIND_ORDERED_SORTS = ("run", "kind", DISAGREEMENT)
+
+
+def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
+    """The most selective filter's way to read its findings whole, when that is cheaper than walking the
+    sort's index (READ_ROW_US); None: walk. Each filter's size is cheap to know: a run's findings, a tally (a kind, a
+    code, a pack version), the pair of a pack version and a kind counted on their index, the labels of a
+    labelled state."""
+    active = _active_filters(filters)
+    if active.get("run_key"):
+        return _Driver("findings_run")
+    sizes: list[tuple[int, _Driver]] = []
+    kind, pack = active.get("kind"), active.get("pack_version")
+    if kind and sort not in _KIND_ORDERED_SORTS:
+        sizes.append((tally(db, "kind", str(kind)), _Driver("findings_kind")))
+    if code := active.get("code"):
+        codes = "f.id IN (SELECT c.finding FROM finding_codes c WHERE c.code = ?)"
+        sizes.append((tally(db, "code", str(code)), _Driver(FINDING_ID_INDEX, (codes,), (code,))))
+    if pack and kind:
+        pair = (
+            "SELECT 1 FROM findings f INDEXED BY findings_pack_kind WHERE f.pack_version = ? AND f.kind = ?"
+        )
+        sizes.append((_at_most(db, pair, [pack, kind]), _Driver("findings_pack_kind")))
+    elif pack:
+        sizes.append((tally(db, "pack_version", str(pack)), _Driver("findings_pack_kind")))
+    state = filters.get("state") or "any"
+    if state in _LABELLED_IDS:
+        condition = _LABELLED_IDS[state]
+        params = [filters.get("reviewer") or ""] if "?" in condition else []
+        labelled = _at_most(db, f"SELECT 1 FROM findings f WHERE {condition}", params)
+        sizes.append((labelled, _Driver(FINDING_ID_INDEX, (condition,), tuple(params))))
+    if not sizes:
+        return None
+    size, driver = min(sizes, key=lambda s: s[0])
+    if sort in ("kind", "tool") or len(sizes) > 1:
+        return driver if size <= READ_WHOLE_AT_MOST else None
+    walked = tally(db, "findings") * QUEUE_BLOCK * WALK_ENTRY_US
+    return driver if size * size * READ_ROW_US <= walked else None
+
+
+def _active_filters(filters: dict[str, Any]) -> dict[str, Any]:
+    """The queue filters that filter (label state and reviewer aside)."""
+    return {k: v for k, v in filters.items() if k not in ("state", "reviewer") and v not in (None, "", False)}
+
+
+def _driven_source(sort: str, driver: _Driver | None) -> str:
+    """The FROM clause of a count or an offset in `sort` order: the driver's index when there is one."""
+    if driver is None:
+        return _source(sort, runs_needed=sort == "newest")
+    runs_join = " CROSS JOIN runs r ON r.key = f.run_key" if sort == "newest" else ""
+    return f"findings f INDEXED BY {driver.index}{runs_join}"
+
+
 def _where(conds: list[str]) -> str:
     return " WHERE " + " AND ".join(conds) if conds else ""
 
@@ -187,9 +288,10 @@ def _part_rows(
     want: int,
     *,
     source: str | None = None,
+    findings_source: str = "findings f",
 ) -> list[dict[str, Any]]:
     """Up to `want` rows of one part of `sort` after the key values `after`, in order (from `source`, else
-    the sort's own)."""
+    the sort's own; newest first, each chunk of runs' findings from `findings_source`)."""
     order = ", ".join(QUEUE_SORTS[sort])
     extra, extra_params = _after(sort, after) if after is not None else ([], [])
     if sort != "newest":
@@ -216,7 +318,7 @@ def _part_rows(
             break
         marks = ", ".join("?" for _ in run_rows)
         sql = (
-            f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key"
+            f"SELECT {select} FROM {findings_source} CROSS JOIN runs r ON r.key = f.run_key"
             f"{_where([*conds, f'f.run_key IN ({marks})', *extra])} ORDER BY {order} LIMIT {want - len(out)}"
         )
         out += fetch_rows(db, sql, [*params, *(key for _, key in run_rows), *extra_params])
@@ -224,6 +326,32 @@ def _part_rows(
             break
         bound, inclusive, chunk = run_rows[-1], False, min(chunk * 4, RUN_CHUNK_MAX)
     return out
+
+
+def _driven_rows(
+    db: Database,
+    sort: str,
+    select: str,
+    conds: list[str],
+    params: list[Any],
+    after: list[Any] | None,
+    want: int,
+    driver: _Driver,
+) -> list[dict[str, Any]]:
+    """Up to `want` rows of one part of `sort` after `after`, the driver's findings read whole by its index
+    and sorted on their keys alone (a sort carrying every column of every finding cost 10 microseconds a
+    row), then the page's own rows read."""
+    order = ", ".join(QUEUE_SORTS[sort])
+    extra, extra_params = _after(sort, after) if after is not None else ([], [])
+    chosen = (
+        f"SELECT f.rowid FROM {_driven_source(sort, driver)}{_where([*conds, *extra])} ORDER BY {order} "
+        f"LIMIT {want}"
+    )
+    sql = (
+        f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
+        f"WHERE f.rowid IN ({chosen}) ORDER BY {order}"
+    )
+    return fetch_rows(db, sql, [*params, *extra_params])
 
 
 def _walk(
@@ -241,11 +369,16 @@ def _walk(
     where, params = _filters(**filters)
     select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     source = None
-    if sort == "tool" and filters.get("kind"):
+    driver = _driver(db, filters, sort)
+    if driver is not None:
+        where, params = [*where, *driver.conds], [*params, *driver.params]
+    elif sort == "tool" and filters.get("kind"):
         # by tool within a common kind: walk the tool index (SQLite would read the whole kind and sort it)
         many = _tallied_findings(db, {"kind": filters["kind"]}) or 0
         if many >= COMMON_KIND:
             source = "findings f INDEXED BY findings_tool_order CROSS JOIN runs r ON r.key = f.run_key"
+    # newest first under a kind, each run is probed on the kind's index alone (its rows are read for matches)
+    by_run = "findings f INDEXED BY findings_kind_run" if filters.get("kind") else "findings f"
     out: list[dict[str, Any]] = []
     for tag, conds in _parts(sort):
         if after is not None and tag < after[0]:
@@ -254,7 +387,14 @@ def _walk(
         if want <= 0:
             break
         start = after[1:] if after is not None and tag == after[0] else None
-        for row in _part_rows(db, sort, select, [*where, *conds], params, start, want, source=source):
+        part = (
+            _driven_rows(db, sort, select, [*where, *conds], params, start, want, driver)
+            if driver is not None
+            else _part_rows(
+                db, sort, select, [*where, *conds], params, start, want, source=source, findings_source=by_run
+            )
+        )
+        for row in part:
             row["cursor"] = [tag, *(row.pop(f"_k{i}") for i in range(len(exprs)))]
             out.append(row)
     return out
@@ -309,9 +449,7 @@ _COMPLEMENT_STATES = {"unlabelled": "labelled", "not-mine": "mine"}
 
 def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
     """The exact count of findings under `filters` (label state aside) from the tallies, or None."""
-    active = {
-        k: v for k, v in filters.items() if k not in ("state", "reviewer") and v not in (None, "", False)
-    }
+    active = _active_filters(filters)
     if not active:
         return tally(db, "findings")
     if len(active) > 1:
@@ -441,10 +579,13 @@ def queue_page_at(
         return queue_page(db, limit=limit, sort=sort, **filters)
     exprs = QUEUE_SORTS[sort]
     where, params = _filters(**filters)
+    driver = _driver(db, filters, sort)
+    if driver is not None:
+        where, params = [*where, *driver.conds], [*params, *driver.params]
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
-        from_where = f" FROM {_source(sort, runs_needed=sort == 'newest')}{_where(every)}"
+        from_where = f" FROM {_driven_source(sort, driver)}{_where(every)}"
         row = db.execute(
             f"SELECT {', '.join(exprs)}{from_where} ORDER BY {', '.join(exprs)} LIMIT 1 OFFSET ?",
             [*params, skip],
@@ -468,18 +609,46 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     if present is None or cursor is None:
         return None
     exprs = QUEUE_SORTS[sort]
+    driver = _driver(db, filters, sort)
+    if driver is not None:
+        where, params = [*where, *driver.conds], [*params, *driver.params]
+    source = _driven_source(sort, driver)
     before = 0
     for tag, conds in _parts(sort):
         if tag > cursor[0]:
             break
-        source = _source(sort, runs_needed=sort == "newest")
-        for extra, bound in _before(exprs, cursor[1:]) if tag == cursor[0] else [([], [])]:
+        # a set read whole is counted in one pass; a walked one by one index range per key prefix (_before)
+        marks = ", ".join("?" for _ in exprs)
+        whole = [([f"({', '.join(exprs)}) < ({marks})"], list(cursor[1:]))]
+        ranges = whole if driver is not None else _before(exprs, cursor[1:])
+        for extra, bound in ranges if tag == cursor[0] else [([], [])]:
+            if sort == "newest" and driver is None:
+                before += _count_newest_before(db, [*where, *conds], params, len(extra), bound)
+                continue
             before += int(
                 db.execute(
                     f"SELECT count(*) FROM {source}{_where([*where, *conds, *extra])}", [*params, *bound]
                 ).fetchone()[0]
             )
     return before
+
+
+def _count_newest_before(
+    db: Database, where: list[str], params: list[Any], prefix: int, bound: list[Any]
+) -> int:
+    """The findings under `where` before a cursor in the newest-first order, for one key prefix (`_before`'s
+    conditions on the first `prefix` keys): the runs in the range by their index, each run's findings counted
+    by a probe. Joined instead, SQLite built a Bloom filter over every finding first (620 ms at a million runs
+    to count none)."""
+    exprs = QUEUE_SORTS["newest"]
+    conds = [*(f"{e} = ?" for e in exprs[: prefix - 1]), f"{exprs[prefix - 1]} < ?"]
+    run_conds, finding_conds = conds[:2], conds[2:]
+    run_values, finding_values = bound[:2], bound[2:]
+    inner = (
+        f"SELECT count(*) FROM findings f WHERE {' AND '.join(['f.run_key = r.key', *where, *finding_conds])}"
+    )
+    sql = f"SELECT coalesce(sum(({inner})), 0) FROM runs r INDEXED BY runs_newest_first{_where(run_conds)}"
+    return int(db.execute(sql, [*params, *finding_values, *run_values]).fetchone()[0])
 
 
 def _before(exprs: tuple[str, ...], at: list[Any]) -> list[tuple[list[str], list[Any]]]:

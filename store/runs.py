@@ -129,7 +129,10 @@ def run_filters(
         where.append("r.tenant = ?")
         params.append(tenant)
     if pack_version:
-        where.append("EXISTS (SELECT 1 FROM findings f WHERE f.run_key = r.key AND f.pack_version = ?)")
+        # a run's own findings, by the run's index (a pack version's index would read all its findings per run)
+        where.append(
+            "EXISTS (SELECT 1 FROM findings f INDEXED BY findings_run WHERE f.run_key = r.key AND f.pack_version = ?)"
+        )
         params.append(pack_version)
     if search:
         condition, condition_params = search_condition(db, search, walk)

@@ -42,12 +42,19 @@ _REBUILD = (
 )
 
 
-def rebuild_tallies(db: Database) -> None:
-    """Recount every tally from the rows (inside the caller's transaction, if any)."""
+def rebuild_tallies(db: Database, *, codes: bool = True) -> None:
+    """Recount every tally from the rows (inside the caller's transaction, if any), and refill the findings'
+    codes (`finding_codes`, the code filter's index, kept by triggers as the tallies are; `codes` False: the
+    schema before m021, which has no such table)."""
+    from store.db.schema import FINDING_CODES_REFILL
+
     db.execute("DELETE FROM tallies")
     for select in _REBUILD:
         db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({select})")
     db.execute("DELETE FROM tallies WHERE n <= 0")
+    if codes:
+        db.execute("DELETE FROM finding_codes")
+        db.execute(FINDING_CODES_REFILL)
 
 
 def tally(db: Database, facet: str, value: str = "") -> int:

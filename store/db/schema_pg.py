@@ -408,7 +408,7 @@ def pg_m010_tallies(db: PgDatabase) -> None:
     )
     from store.tallies import rebuild_tallies
 
-    rebuild_tallies(db)  # type: ignore[arg-type]
+    rebuild_tallies(db, codes=False)  # type: ignore[arg-type]
 
 
 def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
@@ -717,6 +717,35 @@ def pg_m019_run_kinds(db: PgDatabase) -> None:
     )
 
 
+def pg_m021_findings_by_code(db: PgDatabase) -> None:
+    """`finding_codes` kept by statement triggers over the transition tables (PostgreSQL turns the writer's
+    INSERT OR REPLACE into ON CONFLICT DO UPDATE, which fires the UPDATE triggers for the rows it replaces)."""
+    codes = schema._finding_codes
+    db.execute(
+        "CREATE TABLE finding_codes (code TEXT NOT NULL, finding TEXT NOT NULL, PRIMARY KEY (code, finding))"
+    )
+    add = (
+        f"INSERT INTO finding_codes (code, finding) SELECT j.value, n.id FROM new_rows n, {codes('n')} "
+        "ON CONFLICT DO NOTHING;"
+    )
+    remove = (
+        "DELETE FROM finding_codes c USING (SELECT j.value AS code, o.id AS finding FROM old_rows o, "
+        f"{codes('o')}) d WHERE c.code = d.code AND c.finding = d.finding;"
+    )
+    db.execute(_statement_trigger("finding_codes_insert", "INSERT", "NEW TABLE AS new_rows", add))
+    db.execute(_statement_trigger("finding_codes_delete", "DELETE", "OLD TABLE AS old_rows", remove))
+    db.execute(
+        _statement_trigger(
+            "finding_codes_update",
+            "UPDATE",
+            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            remove + " " + add,
+        )
+    )
+    db.execute(_statement_trigger("finding_codes_truncate", "TRUNCATE", "", "DELETE FROM finding_codes;"))
+    db.execute(schema.FINDING_CODES_REFILL)
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -738,6 +767,8 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m017_runs_by_filter_and_sort": pg_m017_runs_by_filter_and_sort,
     "m018_search_runs": pg_m018_search_runs,
     "m019_run_kinds": pg_m019_run_kinds,
+    "m020_findings_by_pack_and_kind": schema.m020_findings_by_pack_and_kind,  # type: ignore[dict-item]
+    "m021_findings_by_code": pg_m021_findings_by_code,
 }
 
 
