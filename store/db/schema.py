@@ -612,4 +612,11 @@ def m019_run_kinds(db: Database) -> None:
     runs screen's page filtered by a kind reads one index range of it). Nothing changes here."""
 
 
+@migrations()
+def m020_search_run_facets(db: Database) -> None:
+    """PostgreSQL keeps each run's equality filters (finding kinds, agent, outcome, tenant, pack versions)
+    beside its search tokens (`schema_pg`'s form: a word and those filters are one match of one row a run).
+    SQLite counts such a search window by window (`store.windows`); nothing changes here."""
+
+
 SCHEMA_VERSION = len(migrations._migrations)
