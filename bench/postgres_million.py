@@ -77,7 +77,10 @@ def words(conn: Any) -> dict[str, str]:
         "SELECT count(*) FILTER (WHERE strpos(key, '~') = 0), count(*) FROM search_runs"
     ).fetchone()
     copies = max(1, round(total / max(1, base)))
-    counts = [(str(w), int(n) * copies) for w, n in conn.execute(f"SELECT word, ndoc FROM {stat}")]
+    counts = [  # not the filters' lexemes beside the tokens (schema m022), which start with a space
+        (str(w), int(n) * copies)
+        for w, n in conn.execute(f"SELECT word, ndoc FROM {stat} WHERE left(word, 1) <> ' '")
+    ]
     return pick_words(counts, PG_RARE_RUNS)
 
 

@@ -387,6 +387,26 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
                     f"full-text search count within a finding kind ({common_kind}; {label} word: {word})",
                     lambda word=word: runs.count_runs_at_most(db, search=word, kind=common_kind),
                 ),
+                (
+                    f"full-text search page within a finding kind ({common_kind}; {label} word: {word})",
+                    runs_screen(search=word, kind=common_kind),
+                ),
+                (
+                    f"full-text search page within an agent ({agent}; {label} word: {word})",
+                    runs_screen(search=word, agent=agent),
+                ),
+                (
+                    f"full-text search count within an agent ({agent}; {label} word: {word})",
+                    lambda word=word: runs.count_runs_at_most(db, search=word, agent=agent),
+                ),
+                (
+                    f"full-text search page within an outcome (refused; {label} word: {word})",
+                    runs_screen(search=word, outcome="refused"),
+                ),
+                (
+                    f"full-text search count within an outcome (refused; {label} word: {word})",
+                    lambda word=word: runs.count_runs_at_most(db, search=word, outcome="refused"),
+                ),
             )
         ),
         ("runs screen facets", lambda: runs.run_facets(db)),

@@ -17,6 +17,9 @@ from store.rows import Count, fetch_rows, finding_out, run_out
 from store.search import (
     Walk,
     count_matching_runs_at_most,
+    fts_query,
+    postgres_facets,
+    postgres_one_token,
     postgres_sorted_runs,
     search_condition,
     search_windows,
@@ -267,9 +270,12 @@ def runs_page(
 
 def _sorted_runs(db: Database, sort: str, active: dict[str, Any]) -> SortedRuns | None:
     """Where a page's runs are chosen before their rows are read (`store.sorted_runs`): on PostgreSQL a
-    one-token search alone, in any order, and a finding kind alone, newest or oldest first."""
+    one-token search alone or with equality filters `search_runs` holds (schema m022), in any order, and a
+    finding kind alone, newest or oldest first."""
     if set(active) == {"search"}:
         return postgres_sorted_runs(db, str(active["search"]))
+    if "search" in active and (facets := postgres_facets(db, active)) is not None:
+        return postgres_sorted_runs(db, str(active["search"]), facets)
     if set(active) == {"kind"} and is_postgres(db) and sort in ("newest", "oldest"):
         return kind_runs(str(active["kind"]))
     return None
@@ -356,6 +362,9 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     active = _active(filters)
     if set(active) == {"search"}:
         return count_matching_runs_at_most(db, str(active["search"]), cap)
+    facets = None if "search" not in active else postgres_facets(db, active)
+    if facets is not None and postgres_one_token(db, fts_query(str(active["search"]))):
+        return count_matching_runs_at_most(db, str(active["search"]), cap, facets)
     windowed = _count_in_windows(db, active, cap)
     if windowed is not None:
         return windowed

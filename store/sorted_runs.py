@@ -46,9 +46,12 @@ class SortedRuns:
         else:
             source, conds = f"{self.source} w", [self.match, *on_w]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        # = ANY(ARRAY(...)): the chosen runs are a list computed first, then sought one by one; as `IN
+        # (SELECT ...)` the planner may join them to a scan of every run instead, as it did on a small
+        # store whose rows of facets (schema m022) made the chosen runs look more numerous
         return (
-            f"r.{self.runs_column} IN (SELECT w.{self.run} FROM {source}{where} "
-            f"ORDER BY {order} LIMIT {int(want)})",
+            f"r.{self.runs_column} = ANY(ARRAY(SELECT w.{self.run} FROM {source}{where} "
+            f"ORDER BY {order} LIMIT {int(want)}))",
             [*self.params, *extra_params],
         )
 

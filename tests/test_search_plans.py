@@ -131,7 +131,7 @@ def test_postgresql_without_statistics_counts_a_little(
     synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Never analysed: no estimate, so a count up to the rare bound tells a rare word from the others."""
-    monkeypatch.setattr(search, "postgres_runs_estimate", lambda db, query: None)
+    monkeypatch.setattr(search, "postgres_runs_estimate", lambda db, query, facets=None: None)
     assert _read(synthetic_postgresql_store, "997").name == "drive"
     assert _read(synthetic_postgresql_store, "synthetic").name == "probe"
 

@@ -655,4 +655,11 @@ def m021_findings_by_code(db: Database) -> None:
     db.execute(FINDING_CODES_REFILL)
 
 
+@migrations()
+def m022_search_run_facets(db: Database) -> None:
+    """PostgreSQL keeps each run's equality filters (finding kinds, agent, outcome, tenant, pack versions)
+    beside its search tokens (`schema_pg`'s form: a word and those filters are one match of one row a run).
+    SQLite counts such a search window by window (`store.windows`); nothing changes here."""
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -596,15 +596,51 @@ def pg_m017_runs_by_filter_and_sort(db: PgDatabase) -> None:
     )
 
 
-def _search_runs_rows(source: str, on: str = "") -> str:
+def _search_runs_rows(source: str, on: str = "", *, facets: bool = False) -> str:
     """The `search_runs` rows (run, started_ms, key, findings, tokens) of the runs of the documents of `source` (alias
-    s; `on`: its join condition, if it is a join): each run's documents' tokens, positions stripped, and the
-    run's sort keys."""
+    s; `on`: its join condition, if it is a join): each run's documents' tokens, positions stripped (and, with
+    `facets`, the run's facet lexemes: schema m022), and the run's sort keys."""
+    tokens = f"g.tokens || {run_facets_sql('r')}" if facets else "g.tokens"
     return (
-        "SELECT g.run, r.started_ms, r.key, r.findings, g.tokens FROM ("
+        f"SELECT g.run, r.started_ms, r.key, r.findings, {tokens} FROM ("
         f"SELECT s.id >> {SEARCH_DOC_BITS} AS run, tsvector_union(strip(s.tsv)) AS tokens FROM {source} s {on} "
         f"GROUP BY s.id >> {SEARCH_DOC_BITS}) AS g LEFT JOIN runs r ON r.rowid = g.run"
     )
+
+
+#: The statement triggers keeping `search_runs` as `search_text` changes (schema m018; m022 with facets).
+SEARCH_RUNS_TEXT_TRIGGERS = ("search_runs_add", "search_runs_remove", "search_runs_change")
+
+
+def _search_runs_text_triggers(db: PgDatabase, *, facets: bool) -> None:
+    """`search_runs`' statement triggers on `search_text`: a run's row is written again from its documents
+    (and, with `facets`, its facet lexemes: schema m022) when one of them is added, removed or changed."""
+    runs_of_removed = f"SELECT DISTINCT id >> {SEARCH_DOC_BITS} AS run FROM removed"
+    recount = (
+        f"DELETE FROM search_runs WHERE run IN ({runs_of_removed}); "
+        "INSERT INTO search_runs (run, started_ms, key, findings, tokens) "
+        + _search_runs_rows(
+            f"({runs_of_removed}) AS d JOIN search_text",
+            f"ON s.id >= d.run << {SEARCH_DOC_BITS} AND s.id < (d.run + 1) << {SEARCH_DOC_BITS}",
+            facets=facets,
+        )
+        + ";"
+    )
+    add = (
+        "INSERT INTO search_runs (run, started_ms, key, findings, tokens) "
+        f"{_search_runs_rows('added', facets=facets)} "
+        "ON CONFLICT (run) DO UPDATE SET tokens = search_runs.tokens || EXCLUDED.tokens;"
+    )
+    both = "FROM (SELECT id FROM removed UNION ALL SELECT id FROM added) AS removed"
+    for name, event, tables, body in zip(
+        SEARCH_RUNS_TEXT_TRIGGERS,
+        ("INSERT", "DELETE", "UPDATE"),
+        ("NEW TABLE AS added", "OLD TABLE AS removed", "OLD TABLE AS removed NEW TABLE AS added"),
+        # an update may move a document to another run: both runs are read again
+        (add, recount, recount.replace("FROM removed", both)),
+        strict=True,
+    ):
+        db.execute(_statement_trigger(name, event, tables, body, table="search_text"))
 
 
 def pg_m018_search_runs(db: PgDatabase) -> None:
@@ -629,33 +665,7 @@ def pg_m018_search_runs(db: PgDatabase) -> None:
     db.execute(
         "CREATE INDEX search_runs_most_findings ON search_runs (findings, (coalesce(started_ms, -1)), key)"
     )
-    runs_of_removed = f"SELECT DISTINCT id >> {SEARCH_DOC_BITS} AS run FROM removed"
-    recount = (
-        f"DELETE FROM search_runs WHERE run IN ({runs_of_removed}); "
-        "INSERT INTO search_runs (run, started_ms, key, findings, tokens) "
-        + _search_runs_rows(
-            f"({runs_of_removed}) AS d JOIN search_text",
-            f"ON s.id >= d.run << {SEARCH_DOC_BITS} AND s.id < (d.run + 1) << {SEARCH_DOC_BITS}",
-        )
-        + ";"
-    )
-    add = (
-        f"INSERT INTO search_runs (run, started_ms, key, findings, tokens) {_search_runs_rows('added')} "
-        "ON CONFLICT (run) DO UPDATE SET tokens = search_runs.tokens || EXCLUDED.tokens;"
-    )
-    both = "FROM (SELECT id FROM removed UNION ALL SELECT id FROM added) AS removed"
-    for name, event, tables, body in (
-        ("search_runs_add", "INSERT", "NEW TABLE AS added", add),
-        ("search_runs_remove", "DELETE", "OLD TABLE AS removed", recount),
-        # an update may move a document to another run: both runs are read again
-        (
-            "search_runs_change",
-            "UPDATE",
-            "OLD TABLE AS removed NEW TABLE AS added",
-            recount.replace("FROM removed", both),
-        ),
-    ):
-        db.execute(_statement_trigger(name, event, tables, body, table="search_text"))
+    _search_runs_text_triggers(db, facets=False)
     db.execute(
         _statement_trigger("search_runs_empty", "TRUNCATE", "", "TRUNCATE search_runs;", table="search_text")
     )
@@ -746,6 +756,122 @@ def pg_m021_findings_by_code(db: PgDatabase) -> None:
     db.execute(schema.FINDING_CODES_REFILL)
 
 
+# -- a run's equality filters beside its search tokens (m022) ---------------------------------------------
+
+#: The runs screen's equality filters a run's row of `search_runs` holds as lexemes beside its tokens (schema
+#: m022): filter -> the prefix of its lexemes (a value follows). A prefix starts with a space, which FTS5 reads
+#: as a separator, so no token of a document is ever one of them.
+FACET_PREFIXES = {
+    "agent": " agent ",
+    "outcome": " outcome ",
+    "tenant": " tenant ",
+    "kind": " kind ",
+    "pack_version": " pack ",
+}
+#: Where each filter's values are: the run's own columns, or its findings' (alias f).
+_RUN_FACET_COLUMNS = {"agent": "agent_id", "outcome": "outcome", "tenant": "tenant"}
+_FINDING_FACET_COLUMNS = {"kind": "kind", "pack_version": "pack_version"}
+
+
+def facet_lexeme(name: str, value: str) -> str | None:
+    """The lexeme of a run whose filter `name` has `value` (None: too long for a lexeme, so never stored)."""
+    lexeme = FACET_PREFIXES[name] + value
+    return lexeme if len(lexeme.encode()) <= TSVECTOR_MAX_LEXEME_BYTES else None
+
+
+def run_facets_sql(run: str) -> str:
+    """A tsvector of the facet lexemes of the run `run` (a row of `runs`, or NULLs for no run): its agent,
+    outcome and tenant, and its findings' kinds and pack versions (a NULL value has none, as the filter's
+    `=` never holds for it)."""
+    own = ", ".join(f"'{FACET_PREFIXES[n]}' || {run}.{c}" for n, c in _RUN_FACET_COLUMNS.items())
+    found = ", ".join(f"'{FACET_PREFIXES[n]}' || f.{c}" for n, c in _FINDING_FACET_COLUMNS.items())
+    return (
+        "(SELECT coalesce(array_to_tsvector(array_agg(DISTINCT x.l)), ''::tsvector) FROM ("
+        f"SELECT unnest(ARRAY[{own}]) AS l UNION ALL "
+        f"SELECT unnest(ARRAY[{found}]) FROM findings f WHERE f.run_key = {run}.key) AS x "
+        f"WHERE x.l IS NOT NULL AND octet_length(x.l) <= {TSVECTOR_MAX_LEXEME_BYTES})"
+    )
+
+
+def _refacet(runs: str) -> str:
+    """Rewrite the facet lexemes of the `search_runs` rows of the runs (alias r) `runs` selects (a FROM and
+    WHERE on `runs r`), where they changed."""
+    return (
+        f"UPDATE search_runs w SET tokens = search_words(w.tokens) || c.facets FROM (SELECT r.rowid AS run, "
+        f"{run_facets_sql('r')} AS facets {runs}) AS c "
+        "WHERE w.run = c.run AND search_facets(w.tokens) <> c.facets;"
+    )
+
+
+def pg_m022_search_run_facets(db: PgDatabase) -> None:
+    """Each run's row of `search_runs` also holds its equality filters as lexemes no token can be (its
+    findings' kinds and pack versions, its agent, outcome and tenant: `FACET_PREFIXES`), kept by the
+    triggers on `search_text` and by triggers on `findings` and `runs`. A one-token search with any of those
+    filters is then one tsquery of one row a run: the GIN index intersects the word's runs with the
+    filters' (or the planner walks an order's index), where the word's runs were each tested against the
+    run's findings or row (176-779 ms to count a word's runs within a finding kind at a million runs)."""
+    db.execute(
+        "CREATE FUNCTION search_words(t tsvector) RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE "
+        "AS $f$ SELECT ts_delete(t, ARRAY(SELECT l FROM unnest(tsvector_to_array(t)) AS l "
+        "WHERE left(l, 1) = ' ')) $f$"
+    )
+    db.execute(
+        "CREATE FUNCTION search_facets(t tsvector) RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE "
+        "AS $f$ SELECT array_to_tsvector(ARRAY(SELECT l FROM unnest(tsvector_to_array(t)) AS l "
+        "WHERE left(l, 1) = ' ')) $f$"
+    )
+    # the table written again rather than updated in place (a million updated rows left as many dead ones)
+    db.execute(
+        "CREATE TABLE search_runs_faceted (run BIGINT PRIMARY KEY, started_ms BIGINT, key TEXT, "
+        "findings BIGINT, tokens tsvector NOT NULL)"
+    )
+    db.execute(
+        "INSERT INTO search_runs_faceted (run, started_ms, key, findings, tokens) "
+        f"SELECT w.run, w.started_ms, w.key, w.findings, w.tokens || {run_facets_sql('r')} "
+        "FROM search_runs w LEFT JOIN runs r ON r.rowid = w.run ORDER BY w.run"
+    )
+    db.execute("DROP TABLE search_runs")
+    db.execute("ALTER TABLE search_runs_faceted RENAME TO search_runs")
+    db.execute("ALTER INDEX search_runs_faceted_pkey RENAME TO search_runs_pkey")
+    db.execute("CREATE INDEX search_runs_tokens ON search_runs USING gin (tokens)")
+    db.execute("CREATE INDEX search_runs_order ON search_runs (started_ms, key)")
+    db.execute(
+        "CREATE INDEX search_runs_most_findings ON search_runs (findings, (coalesce(started_ms, -1)), key)"
+    )
+    for name in SEARCH_RUNS_TEXT_TRIGGERS:
+        db.execute(f"DROP TRIGGER {name} ON search_text; DROP FUNCTION {name}()")
+    _search_runs_text_triggers(db, facets=True)
+    with_search = "FROM runs r JOIN search_runs s ON s.run = r.rowid"
+    for name, event, tables, keys in (
+        ("search_facets_insert", "INSERT", "NEW TABLE AS new_rows", "SELECT run_key FROM new_rows"),
+        ("search_facets_delete", "DELETE", "OLD TABLE AS old_rows", "SELECT run_key FROM old_rows"),
+        (
+            "search_facets_update",
+            "UPDATE",
+            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            "SELECT run_key FROM old_rows UNION SELECT run_key FROM new_rows",
+        ),
+    ):
+        db.execute(
+            _statement_trigger(name, event, tables, _refacet(f"{with_search} WHERE r.key IN ({keys})"))
+        )
+    db.execute(_statement_trigger("search_facets_empty", "TRUNCATE", "", _refacet(with_search)))
+    db.execute(
+        _plpgsql_trigger(
+            "search_facets_runs",
+            "runs",
+            f"UPDATE OF key, {', '.join(_RUN_FACET_COLUMNS.values())}",
+            "IF EXISTS (SELECT 1 FROM search_runs WHERE run = NEW.rowid) THEN "
+            f"UPDATE search_runs w SET tokens = search_words(w.tokens) || c.facets FROM (SELECT "
+            f"{run_facets_sql('NEW')} AS facets) AS c WHERE w.run = NEW.rowid "
+            "AND search_facets(w.tokens) <> c.facets; END IF;",
+        )
+    )
+    if db.execute("SELECT EXISTS (SELECT 1 FROM search_runs)").fetchone()[0]:
+        # the rewritten table's statistics, which its reads are chosen by (an empty one's would say "empty")
+        db.execute("ANALYZE search_runs")
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -769,6 +895,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m019_run_kinds": pg_m019_run_kinds,
     "m020_findings_by_pack_and_kind": schema.m020_findings_by_pack_and_kind,  # type: ignore[dict-item]
     "m021_findings_by_code": pg_m021_findings_by_code,
+    "m022_search_run_facets": pg_m022_search_run_facets,
 }
 
 
