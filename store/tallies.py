@@ -42,12 +42,25 @@ _REBUILD = (
 )
 
 
+def finding_codes(row: str) -> str:
+    """The text values of the JSON `codes` of the finding `row` names (a trigger's NEW or OLD, or an alias)."""
+    return (
+        f"json_each(CASE WHEN json_valid({row}.codes) THEN {row}.codes ELSE '[]' END) j WHERE j.type = 'text'"
+    )
+
+
+#: (Re)fill `finding_codes` from the findings (the migration; `store.tallies.rebuild_tallies`): each code of
+#: a finding once, as the `code` tally counts it. The same statement on both backends.
+FINDING_CODES_REFILL = (
+    f"INSERT INTO finding_codes (code, finding) SELECT j.value, f.id FROM findings f, {finding_codes('f')} "
+    "ON CONFLICT DO NOTHING"
+)
+
+
 def rebuild_tallies(db: Database, *, codes: bool = True) -> None:
     """Recount every tally from the rows (inside the caller's transaction, if any), and refill the findings'
     codes (`finding_codes`, the code filter's index, kept by triggers as the tallies are; `codes` False: the
     schema before m021, which has no such table)."""
-    from store.db.schema import FINDING_CODES_REFILL
-
     db.execute("DELETE FROM tallies")
     for select in _REBUILD:
         db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({select})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,46 @@ def test_every_run_filter_in_every_sort_lists_and_counts_the_runs_a_scan_finds(l
                 ),
             }[sort]
             assert [r[0] for r in listed] == [r[0] for r in expected], (filters, sort)
+
+
+def _codes_kept(db: Database) -> set[tuple[str, str]]:
+    return {(c, f) for c, f in db.execute("SELECT code, finding FROM finding_codes")}
+
+
+def _codes_of_the_findings(db: Database) -> set[tuple[str, str]]:
+    """Each text code of each finding's JSON `codes`, read in Python (not by the store's own SQL)."""
+    out: set[tuple[str, str]] = set()
+    for fid, codes in db.execute("SELECT id, codes FROM findings"):
+        try:
+            values = json.loads(codes) if codes else []
+        except ValueError:
+            continue
+        out |= {(v, fid) for v in values if isinstance(v, str)} if isinstance(values, list) else set()
+    return out
+
+
+@both_backends
+def test_the_code_filters_index_follows_every_write_of_findings(loaded: Database) -> None:
+    """`finding_codes` (schema m021: the queue's code filter reads it) holds exactly each finding's codes
+    after an ingest, a changed, replaced, moved or deleted finding, a re-extraction and a deleted recording."""
+    assert _codes_kept(loaded) == _codes_of_the_findings(loaded) != set()
+    first, second = (r[0] for r in loaded.execute("SELECT id FROM findings ORDER BY id LIMIT 2"))
+    loaded.execute("UPDATE findings SET codes = ? WHERE id = ?", ['["new-code", "new-code", 7, null]', first])
+    loaded.execute("UPDATE findings SET codes = 'not json' WHERE id = ?", [second])
+    assert _codes_kept(loaded) == _codes_of_the_findings(loaded)
+    assert queue_count(loaded, code="new-code") == 1
+    loaded.execute(
+        "INSERT OR REPLACE INTO findings (id, run_key, run_id, kind, codes) SELECT id, run_key, run_id, kind, "
+        "'[\"replaced\"]' FROM findings WHERE id = ?",
+        [first],
+    )
+    loaded.execute("UPDATE findings SET id = 'moved-id' WHERE id = ?", [first])
+    loaded.execute("DELETE FROM findings WHERE id = ?", [second])
+    assert _codes_kept(loaded) == _codes_of_the_findings(loaded)
+    assert ("replaced", "moved-id") in _codes_kept(loaded)
+    reextract(loaded, everything=True)
+    assert _codes_kept(loaded) == _codes_of_the_findings(loaded)
+    rec_id = loaded.execute("SELECT recording_id FROM runs ORDER BY findings DESC LIMIT 1").fetchone()[0]
+    with write_lock(loaded):
+        delete_extracted(loaded, rec_id)
+    assert _codes_kept(loaded) == _codes_of_the_findings(loaded) != set()

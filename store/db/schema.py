@@ -621,32 +621,19 @@ def m020_findings_by_pack_and_kind(db: Database) -> None:
     db.execute("DROP INDEX findings_pack_version")
 
 
-def _finding_codes(row: str) -> str:
-    """The text values of the JSON `codes` of the finding `row` names (a trigger's NEW or OLD, or an alias)."""
-    return (
-        f"json_each(CASE WHEN json_valid({row}.codes) THEN {row}.codes ELSE '[]' END) j WHERE j.type = 'text'"
-    )
-
-
-#: (Re)fill `finding_codes` from the findings (the migration; `store.tallies.rebuild_tallies`): each code of
-#: a finding once, as the `code` tally counts it. The same statement on both backends.
-FINDING_CODES_REFILL = (
-    f"INSERT INTO finding_codes (code, finding) SELECT j.value, f.id FROM findings f, {_finding_codes('f')} "
-    "ON CONFLICT DO NOTHING"
-)
-
-
 @migrations()
 def m021_findings_by_code(db: Database) -> None:
     """The queue's code filter read by index: each (code, finding) pair of the findings' JSON `codes` in a table
     kept by triggers. Testing every finding's codes as JSON, a rare code's queue took 16 s by kind at a
     million runs; now a page probes the pair (or reads the code's findings whole, when few)."""
+    from store.tallies import FINDING_CODES_REFILL, finding_codes
+
     db.execute(
         "CREATE TABLE finding_codes (code TEXT NOT NULL, finding TEXT NOT NULL, PRIMARY KEY (code, finding)) "
         "WITHOUT ROWID"
     )
-    add = f"INSERT OR IGNORE INTO finding_codes (code, finding) SELECT j.value, NEW.id FROM {_finding_codes('NEW')};"
-    remove = f"DELETE FROM finding_codes WHERE (code, finding) IN (SELECT j.value, OLD.id FROM {_finding_codes('OLD')});"
+    add = f"INSERT OR IGNORE INTO finding_codes (code, finding) SELECT j.value, NEW.id FROM {finding_codes('NEW')};"
+    remove = f"DELETE FROM finding_codes WHERE (code, finding) IN (SELECT j.value, OLD.id FROM {finding_codes('OLD')});"
     db.execute(f"CREATE TRIGGER finding_codes_insert AFTER INSERT ON findings BEGIN {add} END")
     db.execute(f"CREATE TRIGGER finding_codes_delete AFTER DELETE ON findings BEGIN {remove} END")
     db.execute(

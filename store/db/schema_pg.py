@@ -730,7 +730,9 @@ def pg_m019_run_kinds(db: PgDatabase) -> None:
 def pg_m021_findings_by_code(db: PgDatabase) -> None:
     """`finding_codes` kept by statement triggers over the transition tables (PostgreSQL turns the writer's
     INSERT OR REPLACE into ON CONFLICT DO UPDATE, which fires the UPDATE triggers for the rows it replaces)."""
-    codes = schema._finding_codes
+    from store.tallies import FINDING_CODES_REFILL
+    from store.tallies import finding_codes as codes
+
     db.execute(
         "CREATE TABLE finding_codes (code TEXT NOT NULL, finding TEXT NOT NULL, PRIMARY KEY (code, finding))"
     )
@@ -753,7 +755,7 @@ def pg_m021_findings_by_code(db: PgDatabase) -> None:
         )
     )
     db.execute(_statement_trigger("finding_codes_truncate", "TRUNCATE", "", "DELETE FROM finding_codes;"))
-    db.execute(schema.FINDING_CODES_REFILL)
+    db.execute(FINDING_CODES_REFILL)
 
 
 # -- a run's equality filters beside its search tokens (m022) ---------------------------------------------
