@@ -173,11 +173,6 @@ RUN_CHUNK = 64
 RUN_CHUNK_MAX = 1_024
 
 
-#: A kind with at least this many findings is read by tool by walking the tool index (one in ten rows or
-#: so matches); a rarer one is read whole and sorted (below this, a sort costs a few milliseconds).
-COMMON_KIND = 20_000
-
-
 #: Reading a set of findings whole and sorting it costs about READ_ROW_US a finding (each a random row of
 #: the findings and runs tables); walking a sort's index and testing each entry about WALK_ENTRY_US (measured
 #: at a million runs). So a filter leaving `m` of `n` findings is read whole while m x READ_ROW_US is below
@@ -221,7 +216,11 @@ def _at_most(db: Database, select: str, params: list[Any]) -> int:
 
 #: The sorts whose walk reads a kind's findings in order from one index (findings_kind_order: kind, run,
 #: position, id): a kind alone walks there whatever its size.
-_KIND_ORDERED_SORTS = ("run", "kind", DISAGREEMENT)
+_KIND_ORDERED_SORTS = ("run", "kind", "tool", DISAGREEMENT)
+#: A kind's findings by tool, in the tool sort's order (schema m020): walking the tool index and testing each
+#: finding's kind read whole tools of other kinds (a rare kind by tool 2.3 s at a million runs), and
+#: counting the rows before a finding read the whole kind (the first coverage gap by tool: 1.2 s).
+_KIND_BY_TOOL = "findings f INDEXED BY findings_kind_tool_order"
 
 
 def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
@@ -266,10 +265,11 @@ def _active_filters(filters: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in filters.items() if k not in ("state", "reviewer") and v not in (None, "", False)}
 
 
-def _driven_source(sort: str, driver: _Driver | None) -> str:
-    """The FROM clause of a count or an offset in `sort` order: the driver's index when there is one."""
+def _driven_source(sort: str, driver: _Driver | None, *, kind: bool = False) -> str:
+    """The FROM clause of a count or an offset in `sort` order: the driver's index when there is one (`kind`:
+    the filters name a kind)."""
     if driver is None:
-        return _source(sort, runs_needed=sort == "newest")
+        return _KIND_BY_TOOL if sort == "tool" and kind else _source(sort, runs_needed=sort == "newest")
     runs_join = " CROSS JOIN runs r ON r.key = f.run_key" if sort == "newest" else ""
     return f"findings f INDEXED BY {driver.index}{runs_join}"
 
@@ -373,10 +373,7 @@ def _walk(
     if driver is not None:
         where, params = [*where, *driver.conds], [*params, *driver.params]
     elif sort == "tool" and filters.get("kind"):
-        # by tool within a common kind: walk the tool index (SQLite would read the whole kind and sort it)
-        many = _tallied_findings(db, {"kind": filters["kind"]}) or 0
-        if many >= COMMON_KIND:
-            source = "findings f INDEXED BY findings_tool_order CROSS JOIN runs r ON r.key = f.run_key"
+        source = f"{_KIND_BY_TOOL} CROSS JOIN runs r ON r.key = f.run_key"
     # newest first under a kind, each run is probed on the kind's index alone (its rows are read for matches)
     by_run = "findings f INDEXED BY findings_kind_run" if filters.get("kind") else "findings f"
     out: list[dict[str, Any]] = []
@@ -566,6 +563,13 @@ def first_unlabelled(
     found = next_unlabelled(db, reviewer=reviewer, sort=sort, **filters)
     if found is None:
         return None
+    # mostly it is among the first block of rows, whose walk is cheap; counting the rows before it may not be
+    # (the first coverage gap by tool counted every coverage gap: 1.2 s at a million runs)
+    head = [
+        r["id"] for r in _walk(db, _sort(sort), "f.id", {**filters, "reviewer": reviewer}, limit=QUEUE_BLOCK)
+    ]
+    if found in head:
+        return found, head.index(found)
     position = queue_position(db, found, reviewer=reviewer, sort=sort, **filters)
     return None if position is None else (found, position)
 
@@ -585,7 +589,7 @@ def queue_page_at(
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
-        from_where = f" FROM {_driven_source(sort, driver)}{_where(every)}"
+        from_where = f" FROM {_driven_source(sort, driver, kind=bool(filters.get('kind')))}{_where(every)}"
         row = db.execute(
             f"SELECT {', '.join(exprs)}{from_where} ORDER BY {', '.join(exprs)} LIMIT 1 OFFSET ?",
             [*params, skip],
@@ -612,7 +616,7 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     driver = _driver(db, filters, sort)
     if driver is not None:
         where, params = [*where, *driver.conds], [*params, *driver.params]
-    source = _driven_source(sort, driver)
+    source = _driven_source(sort, driver, kind=bool(filters.get("kind")))
     before = 0
     for tag, conds in _parts(sort):
         if tag > cursor[0]:

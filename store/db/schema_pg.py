@@ -727,6 +727,16 @@ def pg_m019_run_kinds(db: PgDatabase) -> None:
     )
 
 
+def pg_m020_findings_by_pack_and_kind(db: PgDatabase) -> None:
+    """m020's indexes (each expression in parentheses; the tool as m013's tool index spells it)."""
+    db.execute("CREATE INDEX findings_pack_kind ON findings(pack_version, kind)")
+    db.execute("DROP INDEX findings_pack_version")
+    db.execute(
+        "CREATE INDEX findings_kind_tool_order ON findings(kind, (coalesce(tool_name, '')), run_key, "
+        "(coalesce(seq, -1)), id)"
+    )
+
+
 def pg_m021_findings_by_code(db: PgDatabase) -> None:
     """`finding_codes` kept by statement triggers over the transition tables (PostgreSQL turns the writer's
     INSERT OR REPLACE into ON CONFLICT DO UPDATE, which fires the UPDATE triggers for the rows it replaces)."""
@@ -895,7 +905,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m017_runs_by_filter_and_sort": pg_m017_runs_by_filter_and_sort,
     "m018_search_runs": pg_m018_search_runs,
     "m019_run_kinds": pg_m019_run_kinds,
-    "m020_findings_by_pack_and_kind": schema.m020_findings_by_pack_and_kind,  # type: ignore[dict-item]
+    "m020_findings_by_pack_and_kind": pg_m020_findings_by_pack_and_kind,
     "m021_findings_by_code": pg_m021_findings_by_code,
     "m022_search_run_facets": pg_m022_search_run_facets,
 }
