@@ -9,6 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store import runs
+from store.db.schema import named_in_refs
 from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import Count, fetch_rows, finding_out
@@ -73,12 +74,13 @@ def _filters(
         # a finding's refs are parsed only where their text holds the name (orjson writes such a name as it
         # is): parsing every finding's refs made the queue by tool 150-300 ms a page on PostgreSQL
         written_as_is = tool.isprintable() and '"' not in tool and "\\" not in tool
+        # the names are those the `tool_named` tally counts (refs that are not JSON, elements that are not
+        # objects and values that are not text name none: they raised "malformed JSON" here before)
         held = "f.refs LIKE ? AND " if written_as_is else ""
         where.append(
-            f"(f.tool_name = ? OR ({held}EXISTS (SELECT 1 FROM json_each(f.refs) WHERE "
-            "json_extract(json_each.value, '$.toolName') = ? OR json_extract(json_each.value, '$.id') = ?)))"
+            f"(f.tool_name = ? OR ({held}EXISTS ({named_in_refs('f.refs', value='1')} AND k.value = ?)))"
         )
-        params.extend([tool, *([f"%{tool}%"] if written_as_is else []), tool, tool])
+        params.extend([tool, *([f"%{tool}%"] if written_as_is else []), tool])
     if pack_version:
         where.append("f.pack_version = ?")
         params.append(pack_version)

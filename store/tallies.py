@@ -4,12 +4,16 @@ at any size. `rebuild_tallies` re-derives them all from the rows (the migration 
 
 Facets: `runs` (value ''), `outcome`, `agent`, `tenant`, `has_findings` (''), `run_kind` (runs with at least
 one finding of the kind), `run_pack` (runs whose findings name the pack version); `findings` (''), `kind`,
-`code`, `tool` (a finding's own tool name), `pack_version` (findings of that version).
+`code`, `tool` (a finding's own tool name), `tool_named` (findings naming the tool, as their own or in their
+refs: what the queue's tool filter matches, each finding once per distinct name; schema m020),
+`pack_version` (findings of that version).
 """
 
 from __future__ import annotations
 
 from sqlite_utils import Database
+
+from store.db.schema import named_in_refs
 
 #: The runs filter answered by each run facet (filters not listed here are counted by reading rows).
 RUN_FILTER_FACETS = {
@@ -19,8 +23,8 @@ RUN_FILTER_FACETS = {
     "kind": "run_kind",
     "pack_version": "run_pack",
 }
-#: The queue filter answered by each finding facet (`tool` also matches a finding's refs: not tallied).
-FINDING_FILTER_FACETS = {"kind": "kind", "code": "code", "pack_version": "pack_version"}
+#: The queue filter answered by each finding facet.
+FINDING_FILTER_FACETS = {"kind": "kind", "code": "code", "tool": "tool_named", "pack_version": "pack_version"}
 
 _REBUILD = (
     "SELECT 'runs', '', count(*) FROM runs",
@@ -39,6 +43,9 @@ _REBUILD = (
     "WHEN json_valid(f.codes) THEN f.codes ELSE '[]' END) j WHERE j.type = 'text') GROUP BY value",
     "SELECT 'run_kind', kind, count(*) FROM (SELECT DISTINCT kind, run_key FROM findings "
     "WHERE kind IS NOT NULL) GROUP BY kind",
+    "SELECT 'tool_named', v, count(*) FROM (SELECT f.rowid AS fid, f.tool_name AS v FROM findings f "
+    f"WHERE f.tool_name IS NOT NULL UNION {named_in_refs('f.refs', value='f.rowid, k.value', source='findings f, ')}"
+    ") named GROUP BY v",
 )
 
 

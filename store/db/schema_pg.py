@@ -377,6 +377,26 @@ def pg_m010_tallies(db: PgDatabase) -> None:
             _pg_tally_remove(rows("OLD", "runs")) + " " + _pg_tally_add(rows("NEW", "runs")),
         )
     )
+    _findings_tally_triggers(db, "kind, run_key, tool_name, pack_version, codes")
+    entered = _RUN_KIND_ENTERED.format(and_not_before="")
+    db.execute(_statement_trigger("tally_run_kind_insert", "INSERT", "NEW TABLE AS new_rows", entered))
+    db.execute(_statement_trigger("tally_run_kind_delete", "DELETE", "OLD TABLE AS old_rows", _RUN_KIND_LEFT))
+    db.execute(
+        _statement_trigger(
+            "tally_run_kind_update",
+            "UPDATE",
+            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            _RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
+        )
+    )
+    from store.tallies import rebuild_tallies
+
+    rebuild_tallies(db)  # type: ignore[arg-type]
+
+
+def _findings_tally_triggers(db: PgDatabase, watched: str) -> None:
+    """The findings' row tally triggers (an UPDATE of the columns `watched` moves a finding's tallies)."""
+    rows = schema._tally_rows
     db.execute(
         _plpgsql_trigger(
             "tally_findings_insert", "findings", "INSERT", _pg_tally_add(rows("NEW", "findings"))
@@ -391,21 +411,19 @@ def pg_m010_tallies(db: PgDatabase) -> None:
         _plpgsql_trigger(
             "tally_findings_update",
             "findings",
-            "UPDATE OF kind, run_key, tool_name, pack_version, codes",
+            f"UPDATE OF {watched}",
             _pg_tally_remove(rows("OLD", "findings")) + " " + _pg_tally_add(rows("NEW", "findings")),
         )
     )
-    entered = _RUN_KIND_ENTERED.format(and_not_before="")
-    db.execute(_statement_trigger("tally_run_kind_insert", "INSERT", "NEW TABLE AS new_rows", entered))
-    db.execute(_statement_trigger("tally_run_kind_delete", "DELETE", "OLD TABLE AS old_rows", _RUN_KIND_LEFT))
-    db.execute(
-        _statement_trigger(
-            "tally_run_kind_update",
-            "UPDATE",
-            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
-            _RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
-        )
-    )
+
+
+def pg_m020_tool_named_tally(db: PgDatabase) -> None:
+    """m020's `tool_named` tally: the findings' row tally triggers made again (m010's, with the facet, and
+    an UPDATE of `refs` watched), then every tally recounted."""
+    for event in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event} ON findings")
+        db.execute(f"DROP FUNCTION IF EXISTS tally_findings_{event}()")
+    _findings_tally_triggers(db, schema.FINDING_TALLY_COLUMNS)
     from store.tallies import rebuild_tallies
 
     rebuild_tallies(db)  # type: ignore[arg-type]
@@ -738,6 +756,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m017_runs_by_filter_and_sort": pg_m017_runs_by_filter_and_sort,
     "m018_search_runs": pg_m018_search_runs,
     "m019_run_kinds": pg_m019_run_kinds,
+    "m020_tool_named_tally": pg_m020_tool_named_tally,
 }
 
 
