@@ -415,6 +415,13 @@ def _tally_rows(row: str, table: str) -> str:
         f" UNION ALL SELECT 'kind', {row}.kind UNION ALL SELECT 'tool', {row}.tool_name"
         f" UNION ALL SELECT 'pack_version', {row}.pack_version"
         f" UNION ALL SELECT DISTINCT 'code', j.value FROM json_each({codes}) j WHERE j.type = 'text'"
+        f"{tool_named_rows(row)}"
+    )
+
+
+def tool_named_rows(row: str) -> str:
+    """The `tool_named` pairs of the findings row `row` (a UNION ALL arm of `_tally_rows`; schema m020)."""
+    return (
         f" UNION ALL SELECT DISTINCT 'tool_named', tools.v FROM (SELECT {row}.tool_name AS v UNION ALL"
         f" {named_in_refs(f'{row}.refs')}) tools"
     )
