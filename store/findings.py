@@ -53,6 +53,7 @@ def list_findings(
 
 
 def _filters(
+    db: Database | None = None,
     *,
     kind: str | None = None,
     code: str | None = None,
@@ -70,7 +71,10 @@ def _filters(
     if code:
         where.append("EXISTS (SELECT 1 FROM json_each(f.codes) WHERE json_each.value = ?)")
         params.append(code)
-    if tool:
+    if tool and db is not None and _named_only_as_own(db, tool):
+        where.append(f"{TOOL} = ?")  # as the tool index spells it (a tool is never the empty name here)
+        params.append(tool)
+    elif tool:
         # a finding's refs are parsed only where their text holds the name (orjson writes such a name as it
         # is): parsing every finding's refs made the queue by tool 150-300 ms a page on PostgreSQL
         written_as_is = tool.isprintable() and '"' not in tool and "\\" not in tool
@@ -92,6 +96,16 @@ def _filters(
         where.append(condition[0])
         params.extend(condition[1])
     return where, params
+
+
+def _named_only_as_own(db: Database, tool: str) -> bool:
+    """Whether every finding that names `tool` has it as its own tool: the tallies hold as many findings
+    naming it (`tool_named`, its own or in their refs) as having it as their own (`tool`), and the latter are
+    among the former. The tool filter is then the finding's own tool alone, one range of the tool index:
+    at a million runs on PostgreSQL, testing every finding's refs while walking the run order cost
+    40-60 ms a read for a tool whose first finding is 10,000 findings in (the page, where the queue opens
+    and its row there each read them)."""
+    return tally(db, "tool_named", tool) == tally(db, "tool", tool)
 
 
 #: A finding's position in its run (the recording event it was filed at; run-level findings, with no event,
@@ -240,7 +254,7 @@ def _walk(
     """Up to `limit` rows of the queue in `sort` order after the cursor `after`, each with its `cursor`
     (the part's tag, then its key values). Each part is one keyset range of an index."""
     exprs = QUEUE_SORTS[sort]
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     source = None
     if sort == "tool" and filters.get("kind"):
@@ -326,7 +340,7 @@ def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
 def _labelled_count(db: Database, state: str, filters: dict[str, Any]) -> int:
     """Findings under `filters` in a labelled state, read from the current labels (not from every finding)."""
     reviewer = filters.get("reviewer")
-    where, params = _filters(**{k: v for k, v in filters.items() if k not in ("state", "reviewer")})
+    where, params = _filters(db, **{k: v for k, v in filters.items() if k not in ("state", "reviewer")})
     if state == "mine":
         where.append("l.reviewer = ?")
         params.append(reviewer or "")
@@ -344,7 +358,7 @@ def queue_count(db: Database, **filters: Any) -> int:
     counted = _counted(db, filters)
     if counted is not None:
         return counted
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     sql = "SELECT count(*) FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])
 
@@ -363,9 +377,10 @@ def _counted(db: Database, filters: dict[str, Any]) -> int | None:
     return None
 
 
-#: A queue count no tally answers (a tool, which a finding's refs may name too; two filters) reads windows of
-#: findings newest first, this many at first, for at most QUEUE_COUNT_BUDGET_S: counting up to 10,000
-#: of one tool's findings read 367 ms at a million runs, and the progress line's exact total 1.5 s.
+#: A queue count no tally answers (two filters, such as a kind and a tool) reads windows of findings newest
+#: first, this many at first, for at most QUEUE_COUNT_BUDGET_S: counting up to 10,000 of one tool's findings
+#: read 367 ms at a million runs, and the progress line's exact total 1.5 s (a tool alone has its tally now,
+#: `tool_named`, schema m020).
 COUNT_WINDOW_FINDINGS = 2_048
 COUNT_WINDOW_FINDINGS_MAX = 65_536
 #: The queue's share of its opening (count, progress, first page and where it opens, one trip to the store).
@@ -379,7 +394,7 @@ def queue_count_at_most(db: Database, *, cap: int | None = None, **filters: Any)
     if counted is not None:
         return Count(counted)
     cap = runs.COUNT_CAP if cap is None else int(cap)
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     return count_by_windows(
         db,
         "findings",
@@ -442,7 +457,7 @@ def queue_page_at(
     if offset <= 0:
         return queue_page(db, limit=limit, sort=sort, **filters)
     exprs = QUEUE_SORTS[sort]
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
@@ -462,7 +477,7 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     """The 0-based row of `finding_id` in the filtered queue in `sort` order, or None when the filters leave
     it out."""
     sort = _sort(sort)
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     present = db.execute(
         "SELECT 1 FROM findings f WHERE " + " AND ".join([*where, "f.id = ?"]), [*params, finding_id]
     ).fetchone()
@@ -504,7 +519,7 @@ def queue_progress(
     filters = {k: v for k, v in filters.items() if k not in ("state",)}
     if total is None:
         total = queue_count_at_most(db, **filters)  # a lower bound when no tally answers it in time
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     row = db.execute(
         "SELECT count(*), coalesce(sum(mine), 0), coalesce(sum(disagree), 0) FROM ("
         f" SELECT l.target_id, max(l.reviewer = ?) AS mine, {disagreement_sql('l.verdict')} AS disagree"

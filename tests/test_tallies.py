@@ -13,7 +13,7 @@ from store.db.connection import write_lock
 from store.db.ingest import ingest
 from store.db.reextract import reextract
 from store.db.writer import delete_extracted
-from store.findings import queue_count, queue_count_at_most, queue_facets
+from store.findings import queue_count, queue_count_at_most, queue_facets, queue_page
 from store.runs import count_runs, count_runs_at_most, run_facets, run_filters
 from store.tallies import rebuild_tallies
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
@@ -198,24 +198,26 @@ EDGE_REFS = [
 EDGE_TOOLS = ("edge_a", "edge_b", "7", "true", "5")
 
 
-def _scanned_tool(db: Database, tool: str) -> int:
+def _scanned_tool(db: Database, tool: str) -> set[str]:
+    """The findings the queue's tool filter matches, read row by row (its full condition, refs parsed)."""
     from store.findings import _filters
 
     where, params = _filters(tool=tool)
-    return int(
-        db.execute(f"SELECT count(*) FROM findings f WHERE {' AND '.join(where)}", params).fetchone()[0]
-    )
+    return {str(r[0]) for r in db.execute(f"SELECT f.id FROM findings f WHERE {' AND '.join(where)}", params)}
 
 
 def _tool_counts_are_exact(db: Database) -> dict[str, int]:
-    """Every tool's tally equals a scan of the queue's tool filter, and is the queue's exact count."""
+    """Every tool's tally equals a scan of the queue's tool filter, and is the queue's exact count; the
+    queue by tool lists those findings (read by the tool index when no finding names it in its refs alone)."""
     _recounted(db)
     tools = {str(r[0]) for r in db.execute("SELECT value FROM tallies WHERE facet = 'tool_named'")}
     counts = {}
     for tool in sorted(tools - {""} | set(EDGE_TOOLS)):
+        scanned = _scanned_tool(db, tool)
         counted = queue_count_at_most(db, tool=tool)
-        assert (counted, counted.exact) == (_scanned_tool(db, tool), True), tool
+        assert (counted, counted.exact) == (len(scanned), True), tool
         assert queue_count(db, tool=tool) == counted, tool
+        assert {r["id"] for r in queue_page(db, tool=tool, limit=10_000)} == scanned, tool
         counts[tool] = int(counted)
     return counts
 
