@@ -9,7 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store import runs
-from store.db.schema import named_in_refs
+from store.db.schema import KIND_TOOL_SEP, named_in_refs
 from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import Count, fetch_rows, finding_out
@@ -330,6 +330,8 @@ def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
     }
     if not active:
         return tally(db, "findings")
+    if set(active) == {"kind", "tool"} and not any(KIND_TOOL_SEP in str(v) for v in active.values()):
+        return tally(db, "kind_tool", f"{active['kind']}{KIND_TOOL_SEP}{active['tool']}")
     if len(active) > 1:
         return None
     [(name, value)] = active.items()

@@ -5,7 +5,8 @@ at any size. `rebuild_tallies` re-derives them all from the rows (the migration 
 Facets: `runs` (value ''), `outcome`, `agent`, `tenant`, `has_findings` (''), `run_kind` (runs with at least
 one finding of the kind), `run_pack` (runs whose findings name the pack version); `findings` (''), `kind`,
 `code`, `tool` (a finding's own tool name), `tool_named` (findings naming the tool, as their own or in their
-refs: what the queue's tool filter matches, each finding once per distinct name; schema m020),
+refs: what the queue's tool filter matches, each finding once per distinct name; schema m020), `kind_tool`
+(the same by kind and tool, `KIND_TOOL_SEP` between),
 `pack_version` (findings of that version).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from store.db.schema import named_in_refs
+from store.db.schema import KIND_TOOL_SEP, named_in_refs
 
 #: The runs filter answered by each run facet (filters not listed here are counted by reading rows).
 RUN_FILTER_FACETS = {
@@ -25,6 +26,12 @@ RUN_FILTER_FACETS = {
 }
 #: The queue filter answered by each finding facet.
 FINDING_FILTER_FACETS = {"kind": "kind", "code": "code", "tool": "tool_named", "pack_version": "pack_version"}
+
+#: Every (finding, kind, tool it names), once each: its own tool and those its refs name (schema m020).
+_NAMED = (
+    "SELECT f.rowid AS fid, f.kind AS kind, f.tool_name AS v FROM findings f WHERE f.tool_name IS NOT NULL "
+    f"UNION {named_in_refs('f.refs', value='f.rowid, f.kind, k.value', source='findings f, ')}"
+)
 
 _REBUILD = (
     "SELECT 'runs', '', count(*) FROM runs",
@@ -43,9 +50,9 @@ _REBUILD = (
     "WHEN json_valid(f.codes) THEN f.codes ELSE '[]' END) j WHERE j.type = 'text') GROUP BY value",
     "SELECT 'run_kind', kind, count(*) FROM (SELECT DISTINCT kind, run_key FROM findings "
     "WHERE kind IS NOT NULL) GROUP BY kind",
-    "SELECT 'tool_named', v, count(*) FROM (SELECT f.rowid AS fid, f.tool_name AS v FROM findings f "
-    f"WHERE f.tool_name IS NOT NULL UNION {named_in_refs('f.refs', value='f.rowid, k.value', source='findings f, ')}"
-    ") named GROUP BY v",
+    f"SELECT 'tool_named', v, count(*) FROM ({_NAMED}) named GROUP BY v",
+    f"SELECT 'kind_tool', kind || '{KIND_TOOL_SEP}' || v, count(*) FROM ({_NAMED}) named WHERE kind IS NOT NULL "
+    "GROUP BY kind, v",
 )
 
 

@@ -127,8 +127,10 @@ def test_a_count_the_tallies_cannot_answer_is_bounded_and_says_so(db: Database) 
     tool = queue_count_at_most(db, cap=20, tool="search_logs")  # a tally answers a tool (schema m020)
     assert (tool, tool.exact) == (queue_count(db, tool="search_logs"), True) and tool > 20
     [kind] = db.execute("SELECT value FROM tallies WHERE facet = 'kind' ORDER BY n DESC LIMIT 1").fetchone()
-    assert queue_count(db, kind=kind, tool="search_logs") > 20
-    both_filters = queue_count_at_most(db, cap=20, kind=kind, tool="search_logs")
+    pair = queue_count_at_most(db, cap=20, kind=kind, tool="search_logs")  # so does a kind and a tool
+    assert (pair, pair.exact) == (queue_count(db, kind=kind, tool="search_logs"), True) and pair > 20
+    assert queue_count(db, kind=kind, code="TIMEOUT") > 20
+    both_filters = queue_count_at_most(db, cap=20, kind=kind, code="TIMEOUT")
     assert (both_filters, both_filters.exact) == (20, False)
 
 
@@ -211,6 +213,9 @@ def _tool_counts_are_exact(db: Database) -> dict[str, int]:
     queue by tool lists those findings (read by the tool index when no finding names it in its refs alone)."""
     _recounted(db)
     tools = {str(r[0]) for r in db.execute("SELECT value FROM tallies WHERE facet = 'tool_named'")}
+    kinds: dict[str, set[str]] = {}
+    for fid, kind in db.execute("SELECT id, kind FROM findings WHERE kind IS NOT NULL"):
+        kinds.setdefault(str(kind), set()).add(str(fid))
     counts = {}
     for tool in sorted(tools - {""} | set(EDGE_TOOLS)):
         scanned = _scanned_tool(db, tool)
@@ -219,6 +224,9 @@ def _tool_counts_are_exact(db: Database) -> dict[str, int]:
         assert queue_count(db, tool=tool) == counted, tool
         assert {r["id"] for r in queue_page(db, tool=tool, limit=10_000)} == scanned, tool
         counts[tool] = int(counted)
+        for kind in kinds:  # a kind and a tool: their own tally (`kind_tool`)
+            pair = queue_count_at_most(db, kind=kind, tool=tool)
+            assert (pair, pair.exact) == (len(scanned & kinds[kind]), True), (kind, tool)
     return counts
 
 

@@ -419,11 +419,19 @@ def _tally_rows(row: str, table: str) -> str:
     )
 
 
+#: Between a kind and a tool in a `kind_tool` tally's value. A kind and a tool that hold none make a value
+#: no other pair makes, so the tally is read only for such (`store.findings`).
+KIND_TOOL_SEP = "\x1f"
+
+
 def tool_named_rows(row: str) -> str:
-    """The `tool_named` pairs of the findings row `row` (a UNION ALL arm of `_tally_rows`; schema m020)."""
+    """The `tool_named` and `kind_tool` pairs of the findings row `row` (a UNION ALL arm of `_tally_rows`;
+    schema m020): every distinct tool it names, and its kind with each (no kind: none)."""
     return (
-        f" UNION ALL SELECT DISTINCT 'tool_named', tools.v FROM (SELECT {row}.tool_name AS v UNION ALL"
-        f" {named_in_refs(f'{row}.refs')}) tools"
+        " UNION ALL SELECT DISTINCT CASE p.i WHEN 0 THEN 'tool_named' ELSE 'kind_tool' END,"
+        f" CASE p.i WHEN 0 THEN tools.v ELSE {row}.kind || '{KIND_TOOL_SEP}' || tools.v END"
+        f" FROM (SELECT {row}.tool_name AS v UNION ALL {named_in_refs(f'{row}.refs')}) tools"
+        " CROSS JOIN (SELECT 0 AS i UNION ALL SELECT 1) p"  # the refs read once, not once per facet
     )
 
 
@@ -648,8 +656,9 @@ FINDING_TALLY_COLUMNS = "kind, run_key, tool_name, pack_version, codes, refs"
 def m020_tool_named_tally(db: Database) -> None:
     """The `tool_named` tally: findings by every tool they name, their own or one their refs name (each
     finding once per distinct name), the set the queue's tool filter matches, so its count and progress line
-    are exact and read one row (they counted windows of findings for 15 ms and showed a lower bound). The
-    findings' tally triggers are made again (m010's, with the facet, and an UPDATE of `refs` watched)."""
+    are exact and read one row (they counted windows of findings for 15 ms and showed a lower bound); and
+    `kind_tool`, the same per kind and tool (`KIND_TOOL_SEP` between), for the queue by a kind and a tool.
+    The findings' tally triggers are made again (m010's, with the facets, and an UPDATE of `refs` watched)."""
     for event in ("insert", "delete", "update"):
         db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event}")
     _findings_tally_triggers(db, FINDING_TALLY_COLUMNS)
