@@ -284,6 +284,17 @@ def cheaper_trigger_bodies(db: Database) -> None:
     _recreate_trigger(db, "tally_findings_insert", body=_one_upsert(found))
 
 
+def without_tool_named(db: Database) -> None:
+    """The findings' tally triggers as m010 made them, without m023's `tool_named` pairs."""
+    from store.db.schema import tool_named_rows
+
+    for name in ("tally_findings_insert", "tally_findings_delete", "tally_findings_update"):
+        body = _trigger_body(db, name)
+        for row in ("NEW", "OLD"):
+            body = body.replace(tool_named_rows(row), "")
+        _recreate_trigger(db, name, body=body)
+
+
 def variants(db: Database) -> list[Variant]:
     """Every variant, the indexes read from a freshly migrated schema (`db`)."""
     from store.db.writer import ROW_TABLES
@@ -306,6 +317,7 @@ def variants(db: Database) -> list[Variant]:
             write_as_ingest,
             restore_none_adapter,
         ),
+        Variant("before: no tool_named tally (schema m023)", without_tool_named, write_as_ingest),
     ]
     out += [Variant(f"without index {tbl}.{name}", drop(name), write_as_ingest) for tbl, name in indexes]
     for tbl in sorted({t for t, _ in indexes}):

@@ -10,6 +10,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store import runs
+from store.db.derived import KIND_TOOL_SEP, named_in_refs
 from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import Count, fetch_rows, finding_out
@@ -53,6 +54,7 @@ def list_findings(
 
 
 def _filters(
+    db: Database | None = None,
     *,
     kind: str | None = None,
     code: str | None = None,
@@ -72,16 +74,20 @@ def _filters(
         # a rare code's queue a scan of every finding
         where.append("EXISTS (SELECT 1 FROM finding_codes c WHERE c.code = ? AND c.finding = f.id)")
         params.append(code)
-    if tool:
+    if tool and db is not None and _named_only_as_own(db, tool):
+        where.append(f"{TOOL} = ?")  # as the tool index spells it (a tool is never the empty name here)
+        params.append(tool)
+    elif tool:
         # a finding's refs are parsed only where their text holds the name (orjson writes such a name as it
         # is): parsing every finding's refs made the queue by tool 150-300 ms a page on PostgreSQL
         written_as_is = tool.isprintable() and '"' not in tool and "\\" not in tool
+        # the names are those the `tool_named` tally counts (refs that are not JSON, elements that are not
+        # objects and values that are not text name none: they raised "malformed JSON" here before)
         held = "f.refs LIKE ? AND " if written_as_is else ""
         where.append(
-            f"(f.tool_name = ? OR ({held}EXISTS (SELECT 1 FROM json_each(f.refs) WHERE "
-            "json_extract(json_each.value, '$.toolName') = ? OR json_extract(json_each.value, '$.id') = ?)))"
+            f"(f.tool_name = ? OR ({held}EXISTS ({named_in_refs('f.refs', value='1')} AND k.value = ?)))"
         )
-        params.extend([tool, *([f"%{tool}%"] if written_as_is else []), tool, tool])
+        params.extend([tool, *([f"%{tool}%"] if written_as_is else []), tool])
     if pack_version:
         where.append("f.pack_version = ?")
         params.append(pack_version)
@@ -97,6 +103,18 @@ def _filters(
 
 #: The index of findings by id (SQLite names a PRIMARY KEY's index itself).
 FINDING_ID_INDEX = "sqlite_autoindex_findings_1"
+
+
+def _named_only_as_own(db: Database, tool: str) -> bool:
+    """Whether every finding that names `tool` has it as its own tool: the tallies hold as many findings
+    naming it (`tool_named`, its own or in their refs) as having it as their own (`tool`), and the latter are
+    among the former. The tool filter is then the finding's own tool alone, one range of the tool index:
+    at a million runs on PostgreSQL, testing every finding's refs while walking the run order cost
+    40-60 ms a read for a tool whose first finding is 10,000 findings in (the page, where the queue opens
+    and its row there each read them)."""
+    return tally(db, "tool_named", tool) == tally(db, "tool", tool)
+
+
 #: A finding's position in its run (the recording event it was filed at; run-level findings, with no event,
 #: first): the key the store's queue-order indexes (schema m013) are built on, spelled the same here.
 POSITION = "coalesce(f.seq, -1)"
@@ -366,7 +384,7 @@ def _walk(
     """Up to `limit` rows of the queue in `sort` order after the cursor `after`, each with its `cursor`
     (the part's tag, then its key values). Each part is one keyset range of an index."""
     exprs = QUEUE_SORTS[sort]
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     source = None
     driver = _driver(db, filters, sort)
@@ -449,6 +467,8 @@ def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
     active = _active_filters(filters)
     if not active:
         return tally(db, "findings")
+    if set(active) == {"kind", "tool"} and not any(KIND_TOOL_SEP in str(v) for v in active.values()):
+        return tally(db, "kind_tool", f"{active['kind']}{KIND_TOOL_SEP}{active['tool']}")
     if len(active) > 1:
         return None
     [(name, value)] = active.items()
@@ -459,7 +479,7 @@ def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
 def _labelled_count(db: Database, state: str, filters: dict[str, Any]) -> int:
     """Findings under `filters` in a labelled state, read from the current labels (not from every finding)."""
     reviewer = filters.get("reviewer")
-    where, params = _filters(**{k: v for k, v in filters.items() if k not in ("state", "reviewer")})
+    where, params = _filters(db, **{k: v for k, v in filters.items() if k not in ("state", "reviewer")})
     if state == "mine":
         where.append("l.reviewer = ?")
         params.append(reviewer or "")
@@ -477,7 +497,7 @@ def queue_count(db: Database, **filters: Any) -> int:
     counted = _counted(db, filters)
     if counted is not None:
         return counted
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     sql = "SELECT count(*) FROM findings f" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])
 
@@ -496,9 +516,10 @@ def _counted(db: Database, filters: dict[str, Any]) -> int | None:
     return None
 
 
-#: A queue count no tally answers (a tool, which a finding's refs may name too; two filters) reads windows of
-#: findings newest first, this many at first, for at most QUEUE_COUNT_BUDGET_S: counting up to 10,000
-#: of one tool's findings read 367 ms at a million runs, and the progress line's exact total 1.5 s.
+#: A queue count no tally answers (two filters, such as a kind and a tool) reads windows of findings newest
+#: first, this many at first, for at most QUEUE_COUNT_BUDGET_S: counting up to 10,000 of one tool's findings
+#: read 367 ms at a million runs, and the progress line's exact total 1.5 s (a tool alone has its tally now,
+#: `tool_named`, schema m023).
 COUNT_WINDOW_FINDINGS = 2_048
 COUNT_WINDOW_FINDINGS_MAX = 65_536
 #: The queue's share of its opening (count, progress, first page and where it opens, one trip to the store).
@@ -512,7 +533,7 @@ def queue_count_at_most(db: Database, *, cap: int | None = None, **filters: Any)
     if counted is not None:
         return Count(counted)
     cap = runs.COUNT_CAP if cap is None else int(cap)
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     return count_by_windows(
         db,
         "findings",
@@ -582,10 +603,12 @@ def queue_page_at(
     if offset <= 0:
         return queue_page(db, limit=limit, sort=sort, **filters)
     exprs = QUEUE_SORTS[sort]
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     driver = _driver(db, filters, sort)
     if driver is not None:
         where, params = [*where, *driver.conds], [*params, *driver.params]
+
+    where, params = _filters(db, **filters)
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
@@ -605,7 +628,7 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     """The 0-based row of `finding_id` in the filtered queue in `sort` order, or None when the filters leave
     it out."""
     sort = _sort(sort)
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     present = db.execute(
         "SELECT 1 FROM findings f WHERE " + " AND ".join([*where, "f.id = ?"]), [*params, finding_id]
     ).fetchone()
@@ -675,7 +698,7 @@ def queue_progress(
     filters = {k: v for k, v in filters.items() if k not in ("state",)}
     if total is None:
         total = queue_count_at_most(db, **filters)  # a lower bound when no tally answers it in time
-    where, params = _filters(**filters)
+    where, params = _filters(db, **filters)
     row = db.execute(
         "SELECT count(*), coalesce(sum(mine), 0), coalesce(sum(disagree), 0) FROM ("
         f" SELECT l.target_id, max(l.reviewer = ?) AS mine, {disagreement_sql('l.verdict')} AS disagree"

@@ -4,12 +4,17 @@ at any size. `rebuild_tallies` re-derives them all from the rows (the migration 
 
 Facets: `runs` (value ''), `outcome`, `agent`, `tenant`, `has_findings` (''), `run_kind` (runs with at least
 one finding of the kind), `run_pack` (runs whose findings name the pack version); `findings` (''), `kind`,
-`code`, `tool` (a finding's own tool name), `pack_version` (findings of that version).
+`code`, `tool` (a finding's own tool name), `tool_named` (findings naming the tool, as their own or in their
+refs: what the queue's tool filter matches, each finding once per distinct name; schema m023), `kind_tool`
+(the same by kind and tool, `KIND_TOOL_SEP` between),
+`pack_version` (findings of that version).
 """
 
 from __future__ import annotations
 
 from sqlite_utils import Database
+
+from store.db.derived import FINDING_CODES_REFILL, KIND_TOOL_SEP, named_in_refs
 
 #: The runs filter answered by each run facet (filters not listed here are counted by reading rows).
 RUN_FILTER_FACETS = {
@@ -19,8 +24,14 @@ RUN_FILTER_FACETS = {
     "kind": "run_kind",
     "pack_version": "run_pack",
 }
-#: The queue filter answered by each finding facet (`tool` also matches a finding's refs: not tallied).
-FINDING_FILTER_FACETS = {"kind": "kind", "code": "code", "pack_version": "pack_version"}
+#: The queue filter answered by each finding facet.
+FINDING_FILTER_FACETS = {"kind": "kind", "code": "code", "tool": "tool_named", "pack_version": "pack_version"}
+
+#: Every (finding, kind, tool it names), once each: its own tool and those its refs name (schema m023).
+_NAMED = (
+    "SELECT f.rowid AS fid, f.kind AS kind, f.tool_name AS v FROM findings f WHERE f.tool_name IS NOT NULL "
+    f"UNION {named_in_refs('f.refs', value='f.rowid, f.kind, k.value', source='findings f, ')}"
+)
 
 _REBUILD = (
     "SELECT 'runs', '', count(*) FROM runs",
@@ -39,21 +50,9 @@ _REBUILD = (
     "WHEN json_valid(f.codes) THEN f.codes ELSE '[]' END) j WHERE j.type = 'text') GROUP BY value",
     "SELECT 'run_kind', kind, count(*) FROM (SELECT DISTINCT kind, run_key FROM findings "
     "WHERE kind IS NOT NULL) GROUP BY kind",
-)
-
-
-def finding_codes(row: str) -> str:
-    """The text values of the JSON `codes` of the finding `row` names (a trigger's NEW or OLD, or an alias)."""
-    return (
-        f"json_each(CASE WHEN json_valid({row}.codes) THEN {row}.codes ELSE '[]' END) j WHERE j.type = 'text'"
-    )
-
-
-#: (Re)fill `finding_codes` from the findings (the migration; `store.tallies.rebuild_tallies`): each code of
-#: a finding once, as the `code` tally counts it. The same statement on both backends.
-FINDING_CODES_REFILL = (
-    f"INSERT INTO finding_codes (code, finding) SELECT j.value, f.id FROM findings f, {finding_codes('f')} "
-    "ON CONFLICT DO NOTHING"
+    f"SELECT 'tool_named', v, count(*) FROM ({_NAMED}) named GROUP BY v",
+    f"SELECT 'kind_tool', kind || '{KIND_TOOL_SEP}' || v, count(*) FROM ({_NAMED}) named WHERE kind IS NOT NULL "
+    "GROUP BY kind, v",
 )
 
 

@@ -204,30 +204,31 @@ def test_opening_and_advancing_stay_on_unlabelled_findings_of_the_run(loaded: Da
     assert next_unlabelled(loaded, after=in_run[-1], reviewer="ann", sort="kind", same_run=True) == expected
 
 
-def test_a_tool_filter_is_counted_window_by_window_and_the_progress_line_says_when_it_is_a_lower_bound(
+def test_a_kind_and_code_filter_is_counted_window_by_window_and_the_progress_line_says_when_it_is_a_lower_bound(
     synthetic_sqlite_store: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The queue's tool filter (a finding's own tool or one its refs name) has no tally: its count and the
-    progress line's total read windows of findings, newest first, for a bounded time (at a million runs the
-    progress line counted every such finding: 1.5 s). Exact when the windows end in time, else a lower
-    bound the screens show as `n+`."""
+    """Two queue filters no tally answers together (a kind and a code): their count and the progress line's
+    total read windows of findings, newest first, for a bounded time (at a million runs the progress line
+    counted every finding of a kind and a tool so: 1.6 s). Exact when the windows end in time, else a lower
+    bound the screens show as `n+`. (A tool, and a kind with a tool, have their tallies, schema m023.)"""
     from store import findings as queue
 
     db = synthetic_sqlite_store
+    [kind] = db.execute("SELECT value FROM tallies WHERE facet = 'kind' ORDER BY n DESC LIMIT 1").fetchone()
     scanned = db.execute(
-        "SELECT count(*) FROM findings WHERE tool_name = 'search_logs'"  # no refs in the generated store
+        "SELECT count(*) FROM findings WHERE kind = ? AND codes LIKE '%\"TIMEOUT\"%'", [kind]
     ).fetchone()[0]
     assert scanned > 100
     monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS", 100)
     monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS_MAX", 100)
     monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 60.0)
-    counted = queue.queue_count_at_most(db, tool="search_logs")
+    counted = queue.queue_count_at_most(db, kind=kind, code="TIMEOUT")
     assert counted.exact and counted == scanned
-    assert queue.queue_progress(db, tool="search_logs")["total"] == scanned
+    assert queue.queue_progress(db, kind=kind, code="TIMEOUT")["total"] == scanned
     monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 0.0)  # out of time after the first window
-    partial = queue.queue_count_at_most(db, tool="search_logs")
+    partial = queue.queue_count_at_most(db, kind=kind, code="TIMEOUT")
     assert not partial.exact and 0 < partial < scanned
-    total = queue.queue_progress(db, tool="search_logs")["total"]
+    total = queue.queue_progress(db, kind=kind, code="TIMEOUT")["total"]
     assert not getattr(total, "exact", True) and total == partial
     from reviewer.ui.screens.queue import progress_text
 

@@ -14,7 +14,7 @@ from store.db.connection import write_lock
 from store.db.ingest import ingest
 from store.db.reextract import reextract
 from store.db.writer import delete_extracted
-from store.findings import queue_count, queue_count_at_most, queue_facets
+from store.findings import queue_count, queue_count_at_most, queue_facets, queue_page
 from store.runs import count_runs, count_runs_at_most, run_facets, run_filters
 from store.tallies import rebuild_tallies
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
@@ -125,9 +125,14 @@ def test_a_count_the_tallies_cannot_answer_is_bounded_and_says_so(db: Database) 
     searched = count_runs_at_most(db, cap=50, search="incidents")
     assert (searched, searched.exact) == (50, False)
     assert count_runs(db, search="incidents") == 400
-    tool = queue_count_at_most(db, cap=20, tool="search_logs")
-    assert (tool, tool.exact) == (20, False)
-    assert queue_count(db, tool="search_logs") > 20
+    tool = queue_count_at_most(db, cap=20, tool="search_logs")  # a tally answers a tool (schema m023)
+    assert (tool, tool.exact) == (queue_count(db, tool="search_logs"), True) and tool > 20
+    [kind] = db.execute("SELECT value FROM tallies WHERE facet = 'kind' ORDER BY n DESC LIMIT 1").fetchone()
+    pair = queue_count_at_most(db, cap=20, kind=kind, tool="search_logs")  # so does a kind and a tool
+    assert (pair, pair.exact) == (queue_count(db, kind=kind, tool="search_logs"), True) and pair > 20
+    assert queue_count(db, kind=kind, code="TIMEOUT") > 20
+    both_filters = queue_count_at_most(db, cap=20, kind=kind, code="TIMEOUT")
+    assert (both_filters, both_filters.exact) == (20, False)
 
 
 @both_backends
@@ -219,3 +224,92 @@ def test_the_code_filters_index_follows_every_write_of_findings(loaded: Database
     with write_lock(loaded):
         delete_extracted(loaded, rec_id)
     assert _codes_kept(loaded) == _codes_of_the_findings(loaded) != set()
+
+
+#: Refs a finding may hold (written by hand: the extractor writes lists of objects), with the tools each names
+#: beside the finding's own: not JSON, elements that are not objects and values that are not text name none.
+EDGE_REFS = [
+    (
+        '[{"toolName": "edge_a", "id": "edge_a"}, {"id": "edge_a"}, {"toolName": "edge_b"}]',
+        {"edge_a", "edge_b"},
+    ),
+    ('not json {"toolName": "edge_a"}', set()),
+    (
+        '["edge_a", 5, null, [{"id": "edge_a"}], {"toolName": 7}, {"id": true}, {"toolName": {"id": "edge_a"}}]',
+        set(),
+    ),
+    ('{"first": {"id": "edge_b"}, "second": "edge_a"}', {"edge_b"}),
+    ('[{"toolName": "edge_a"}, {"toolName": "edge_a"}]', {"edge_a"}),
+]
+EDGE_TOOLS = ("edge_a", "edge_b", "7", "true", "5")
+
+
+def _scanned_tool(db: Database, tool: str) -> set[str]:
+    """The findings the queue's tool filter matches, read row by row (its full condition, refs parsed)."""
+    from store.findings import _filters
+
+    where, params = _filters(tool=tool)
+    return {str(r[0]) for r in db.execute(f"SELECT f.id FROM findings f WHERE {' AND '.join(where)}", params)}
+
+
+def _tool_counts_are_exact(db: Database) -> dict[str, int]:
+    """Every tool's tally equals a scan of the queue's tool filter, and is the queue's exact count; the
+    queue by tool lists those findings (read by the tool index when no finding names it in its refs alone)."""
+    _recounted(db)
+    tools = {str(r[0]) for r in db.execute("SELECT value FROM tallies WHERE facet = 'tool_named'")}
+    kinds: dict[str, set[str]] = {}
+    for fid, kind in db.execute("SELECT id, kind FROM findings WHERE kind IS NOT NULL"):
+        kinds.setdefault(str(kind), set()).add(str(fid))
+    counts = {}
+    for tool in sorted(tools - {""} | set(EDGE_TOOLS)):
+        scanned = _scanned_tool(db, tool)
+        counted = queue_count_at_most(db, tool=tool)
+        assert (counted, counted.exact) == (len(scanned), True), tool
+        assert queue_count(db, tool=tool) == counted, tool
+        assert {r["id"] for r in queue_page(db, tool=tool, limit=10_000)} == scanned, tool
+        counts[tool] = int(counted)
+        for kind in kinds:  # a kind and a tool: their own tally (`kind_tool`)
+            pair = queue_count_at_most(db, kind=kind, tool=tool)
+            assert (pair, pair.exact) == (len(scanned & kinds[kind]), True), (kind, tool)
+    return counts
+
+
+@both_backends
+def test_the_tool_tally_counts_what_the_queue_tool_filter_matches(loaded: Database) -> None:
+    """A finding is counted once for each tool it names, its own or in its refs (`toolName`, `id`), after
+    inserts, deletes, updates of its refs and tool and a re-extraction: the queue's count by tool is exact
+    and equals a scan of the filter. (Before, refs such as `["edge_a"]` made the tool filter fail with
+    "malformed JSON", and a count by tool read windows of findings, a lower bound at scale.)"""
+    start = _tool_counts_are_exact(loaded)
+    assert start and all(start.get(t, 0) == 0 for t in EDGE_TOOLS)
+    ids = [r[0] for r in loaded.execute("SELECT id FROM findings ORDER BY id").fetchall()]
+    assert len(ids) > len(EDGE_REFS) + 3
+    for fid, (refs, _) in zip(ids, EDGE_REFS, strict=False):
+        loaded.execute("UPDATE findings SET refs = ?, tool_name = NULL WHERE id = ?", [refs, fid])
+    counts = _tool_counts_are_exact(loaded)
+    for tool in EDGE_TOOLS:
+        assert counts[tool] == sum(tool in named for _, named in EDGE_REFS), tool
+    # the finding's own tool and its refs naming the same tool: once; another own tool: counted too
+    loaded.execute("UPDATE findings SET tool_name = 'edge_a' WHERE id IN (?, ?)", [ids[0], ids[3]])
+    loaded.execute("UPDATE findings SET tool_name = 'edge_b' WHERE id = ?", [ids[4]])
+    counts = _tool_counts_are_exact(loaded)
+    assert (counts["edge_a"], counts["edge_b"]) == (3, 3)
+    # a new finding (as the writer inserts, INSERT OR REPLACE) and a replaced one, then a deletion
+    loaded.execute(
+        "INSERT OR REPLACE INTO findings (id, run_key, run_id, kind, tool_name, refs) SELECT 'f-edge', run_key, "
+        "run_id, kind, 'edge_b', ? FROM findings WHERE id = ?",
+        ['[{"id": "edge_a"}, {"toolName": "edge_b"}]', ids[0]],
+    )
+    loaded.execute(
+        "INSERT OR REPLACE INTO findings (id, run_key, run_id, kind, tool_name, refs) SELECT id, run_key, "
+        "run_id, kind, NULL, '[]' FROM findings WHERE id = ?",
+        [ids[4]],
+    )
+    counts = _tool_counts_are_exact(loaded)
+    assert (counts["edge_a"], counts["edge_b"]) == (3, 3)  # f-edge in, ids[4] out
+    loaded.execute("DELETE FROM findings WHERE id IN (?, ?)", ["f-edge", ids[0]])
+    counts = _tool_counts_are_exact(loaded)
+    assert (counts["edge_a"], counts["edge_b"]) == (1, 1)  # ids[3]: its own edge_a, its refs' edge_b
+    # re-extraction writes every finding again from its recording: the tallies are the start's again
+    reextract(loaded, everything=True)
+    assert _tool_counts_are_exact(loaded) == start

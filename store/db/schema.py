@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from store.db.derived import FINDING_CODES_REFILL, KIND_TOOL_SEP, finding_codes, named_in_refs
 from store.vocab import CURRENT_LABELS_VIEW, received_nothing_sql
 
 migrations = Migrations("footprint-reviewer")
@@ -415,6 +416,18 @@ def _tally_rows(row: str, table: str) -> str:
         f" UNION ALL SELECT 'kind', {row}.kind UNION ALL SELECT 'tool', {row}.tool_name"
         f" UNION ALL SELECT 'pack_version', {row}.pack_version"
         f" UNION ALL SELECT DISTINCT 'code', j.value FROM json_each({codes}) j WHERE j.type = 'text'"
+        f"{tool_named_rows(row)}"
+    )
+
+
+def tool_named_rows(row: str) -> str:
+    """The `tool_named` and `kind_tool` pairs of the findings row `row` (a UNION ALL arm of `_tally_rows`;
+    schema m023): every distinct tool it names, and its kind with each (no kind: none)."""
+    return (
+        " UNION ALL SELECT DISTINCT CASE p.i WHEN 0 THEN 'tool_named' ELSE 'kind_tool' END,"
+        f" CASE p.i WHEN 0 THEN tools.v ELSE {row}.kind || '{KIND_TOOL_SEP}' || tools.v END"
+        f" FROM (SELECT {row}.tool_name AS v UNION ALL {named_in_refs(f'{row}.refs')}) tools"
+        " CROSS JOIN (SELECT 0 AS i UNION ALL SELECT 1) p"  # the refs read once, not once per facet
     )
 
 
@@ -460,6 +473,14 @@ def m010_tallies(db: Database) -> None:
         f"CREATE TRIGGER tally_runs_update AFTER UPDATE OF {watched} ON runs BEGIN "
         f"{_tally_remove(_tally_rows('OLD', 'runs'))} {_tally_add(_tally_rows('NEW', 'runs'))} END"
     )
+    _findings_tally_triggers(db, "kind, run_key, tool_name, pack_version, codes")
+    from store.tallies import rebuild_tallies
+
+    rebuild_tallies(db, codes=False)  # m021 makes finding_codes
+
+
+def _findings_tally_triggers(db: Database, watched: str) -> None:
+    """The findings' tally triggers (an UPDATE of the columns `watched` moves a finding's tallies)."""
     new_kind = (
         f"SELECT 'run_kind' AS facet, NEW.kind AS value WHERE {_first_of_kind('NEW', other_than_itself=True)}"
     )
@@ -474,14 +495,11 @@ def m010_tallies(db: Database) -> None:
         f"{_tally_remove(_tally_rows('OLD', 'findings'))} {_tally_remove(old_kind)} END"
     )
     db.execute(
-        "CREATE TRIGGER tally_findings_update AFTER UPDATE OF kind, run_key, tool_name, pack_version, codes "
+        f"CREATE TRIGGER tally_findings_update AFTER UPDATE OF {watched} "
         "ON findings BEGIN "
         f"{_tally_remove(_tally_rows('OLD', 'findings'))} {_tally_add(_tally_rows('NEW', 'findings'))} "
         f"{_tally_remove(old_kind + f' AND {moved}')} {_tally_add(new_kind + f' AND {moved}')} END"
     )
-    from store.tallies import rebuild_tallies
-
-    rebuild_tallies(db, codes=False)  # m021 makes finding_codes
 
 
 @migrations()
@@ -631,8 +649,6 @@ def m021_findings_by_code(db: Database) -> None:
     """The queue's code filter read by index: each (code, finding) pair of the findings' JSON `codes` in a table
     kept by triggers. Testing every finding's codes as JSON, a rare code's queue took 16 s by kind at a
     million runs; now a page probes the pair (or reads the code's findings whole, when few)."""
-    from store.tallies import FINDING_CODES_REFILL, finding_codes
-
     db.execute(
         "CREATE TABLE finding_codes (code TEXT NOT NULL, finding TEXT NOT NULL, PRIMARY KEY (code, finding)) "
         "WITHOUT ROWID"
@@ -652,6 +668,25 @@ def m022_search_run_facets(db: Database) -> None:
     """PostgreSQL keeps each run's equality filters (finding kinds, agent, outcome, tenant, pack versions)
     beside its search tokens (`schema_pg`'s form: a word and those filters are one match of one row a run).
     SQLite counts such a search window by window (`store.windows`); nothing changes here."""
+
+
+#: The columns of a finding its tallies are read from: an UPDATE of any of them moves its tallies.
+FINDING_TALLY_COLUMNS = "kind, run_key, tool_name, pack_version, codes, refs"
+
+
+@migrations()
+def m023_tool_named_tally(db: Database) -> None:
+    """The `tool_named` tally: findings by every tool they name, their own or one their refs name (each
+    finding once per distinct name), the set the queue's tool filter matches, so its count and progress line
+    are exact and read one row (they counted windows of findings for 15 ms and showed a lower bound); and
+    `kind_tool`, the same per kind and tool (`KIND_TOOL_SEP` between), for the queue by a kind and a tool.
+    The findings' tally triggers are made again (m010's, with the facets, and an UPDATE of `refs` watched)."""
+    for event in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event}")
+    _findings_tally_triggers(db, FINDING_TALLY_COLUMNS)
+    from store.tallies import rebuild_tallies
+
+    rebuild_tallies(db)
 
 
 SCHEMA_VERSION = len(migrations._migrations)

@@ -377,6 +377,26 @@ def pg_m010_tallies(db: PgDatabase) -> None:
             _pg_tally_remove(rows("OLD", "runs")) + " " + _pg_tally_add(rows("NEW", "runs")),
         )
     )
+    _findings_tally_triggers(db, "kind, run_key, tool_name, pack_version, codes")
+    entered = _RUN_KIND_ENTERED.format(and_not_before="")
+    db.execute(_statement_trigger("tally_run_kind_insert", "INSERT", "NEW TABLE AS new_rows", entered))
+    db.execute(_statement_trigger("tally_run_kind_delete", "DELETE", "OLD TABLE AS old_rows", _RUN_KIND_LEFT))
+    db.execute(
+        _statement_trigger(
+            "tally_run_kind_update",
+            "UPDATE",
+            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            _RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
+        )
+    )
+    from store.tallies import rebuild_tallies
+
+    rebuild_tallies(db, codes=False)  # type: ignore[arg-type]  # m021 makes finding_codes
+
+
+def _findings_tally_triggers(db: PgDatabase, watched: str) -> None:
+    """The findings' row tally triggers (an UPDATE of the columns `watched` moves a finding's tallies)."""
+    rows = schema._tally_rows
     db.execute(
         _plpgsql_trigger(
             "tally_findings_insert", "findings", "INSERT", _pg_tally_add(rows("NEW", "findings"))
@@ -391,24 +411,22 @@ def pg_m010_tallies(db: PgDatabase) -> None:
         _plpgsql_trigger(
             "tally_findings_update",
             "findings",
-            "UPDATE OF kind, run_key, tool_name, pack_version, codes",
+            f"UPDATE OF {watched}",
             _pg_tally_remove(rows("OLD", "findings")) + " " + _pg_tally_add(rows("NEW", "findings")),
         )
     )
-    entered = _RUN_KIND_ENTERED.format(and_not_before="")
-    db.execute(_statement_trigger("tally_run_kind_insert", "INSERT", "NEW TABLE AS new_rows", entered))
-    db.execute(_statement_trigger("tally_run_kind_delete", "DELETE", "OLD TABLE AS old_rows", _RUN_KIND_LEFT))
-    db.execute(
-        _statement_trigger(
-            "tally_run_kind_update",
-            "UPDATE",
-            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
-            _RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
-        )
-    )
+
+
+def pg_m023_tool_named_tally(db: PgDatabase) -> None:
+    """m023's `tool_named` tally: the findings' row tally triggers made again (m010's, with the facet, and
+    an UPDATE of `refs` watched), then every tally recounted."""
+    for event in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event} ON findings")
+        db.execute(f"DROP FUNCTION IF EXISTS tally_findings_{event}()")
+    _findings_tally_triggers(db, schema.FINDING_TALLY_COLUMNS)
     from store.tallies import rebuild_tallies
 
-    rebuild_tallies(db, codes=False)  # type: ignore[arg-type]
+    rebuild_tallies(db)  # type: ignore[arg-type]
 
 
 def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
@@ -740,8 +758,8 @@ def pg_m020_findings_by_pack_and_kind(db: PgDatabase) -> None:
 def pg_m021_findings_by_code(db: PgDatabase) -> None:
     """`finding_codes` kept by statement triggers over the transition tables (PostgreSQL turns the writer's
     INSERT OR REPLACE into ON CONFLICT DO UPDATE, which fires the UPDATE triggers for the rows it replaces)."""
-    from store.tallies import FINDING_CODES_REFILL
-    from store.tallies import finding_codes as codes
+    from store.db.derived import FINDING_CODES_REFILL
+    from store.db.derived import finding_codes as codes
 
     db.execute(
         "CREATE TABLE finding_codes (code TEXT NOT NULL, finding TEXT NOT NULL, PRIMARY KEY (code, finding))"
@@ -908,6 +926,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m020_findings_by_pack_and_kind": pg_m020_findings_by_pack_and_kind,
     "m021_findings_by_code": pg_m021_findings_by_code,
     "m022_search_run_facets": pg_m022_search_run_facets,
+    "m023_tool_named_tally": pg_m023_tool_named_tally,
 }
 
 
