@@ -286,8 +286,10 @@ def _active_filters(filters: dict[str, Any]) -> dict[str, Any]:
 def _driven_source(sort: str, driver: _Driver | None, *, kind: bool = False) -> str:
     """The FROM clause of a count or an offset in `sort` order: the driver's index when there is one (`kind`:
     the filters name a kind)."""
+    if driver is None and kind and sort in ("tool", "run", "kind"):
+        return _KIND_BY_TOOL if sort == "tool" else "findings f INDEXED BY findings_kind_order"
     if driver is None:
-        return _KIND_BY_TOOL if sort == "tool" and kind else _source(sort, runs_needed=sort == "newest")
+        return _source(sort, runs_needed=sort == "newest")
     runs_join = " CROSS JOIN runs r ON r.key = f.run_key" if sort == "newest" else ""
     return f"findings f INDEXED BY {driver.index}{runs_join}"
 
@@ -307,11 +309,24 @@ def _part_rows(
     *,
     source: str | None = None,
     findings_source: str = "findings f",
+    driver: _Driver | None = None,
 ) -> list[dict[str, Any]]:
     """Up to `want` rows of one part of `sort` after the key values `after`, in order (from `source`, else
-    the sort's own; newest first, each chunk of runs' findings from `findings_source`)."""
+    the sort's own; newest first, each chunk of runs' findings from `findings_source`). With a `driver`,
+    its findings are read whole by its index and sorted on their keys alone (a sort carrying every column of
+    every finding cost 10 microseconds a row), then the page's own rows read."""
     order = ", ".join(QUEUE_SORTS[sort])
     extra, extra_params = _after(sort, after) if after is not None else ([], [])
+    if driver is not None:
+        chosen = (
+            f"SELECT f.rowid FROM {_driven_source(sort, driver)}{_where([*conds, *extra])} ORDER BY {order} "
+            f"LIMIT {want}"
+        )
+        sql = (
+            f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
+            f"WHERE f.rowid IN ({chosen}) ORDER BY {order}"
+        )
+        return fetch_rows(db, sql, [*params, *extra_params])
     if sort != "newest":
         sql = (
             f"SELECT {select} FROM {source or _source(sort)}{_where([*conds, *extra])} "
@@ -346,32 +361,6 @@ def _part_rows(
     return out
 
 
-def _driven_rows(
-    db: Database,
-    sort: str,
-    select: str,
-    conds: list[str],
-    params: list[Any],
-    after: list[Any] | None,
-    want: int,
-    driver: _Driver,
-) -> list[dict[str, Any]]:
-    """Up to `want` rows of one part of `sort` after `after`, the driver's findings read whole by its index
-    and sorted on their keys alone (a sort carrying every column of every finding cost 10 microseconds a
-    row), then the page's own rows read."""
-    order = ", ".join(QUEUE_SORTS[sort])
-    extra, extra_params = _after(sort, after) if after is not None else ([], [])
-    chosen = (
-        f"SELECT f.rowid FROM {_driven_source(sort, driver)}{_where([*conds, *extra])} ORDER BY {order} "
-        f"LIMIT {want}"
-    )
-    sql = (
-        f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
-        f"WHERE f.rowid IN ({chosen}) ORDER BY {order}"
-    )
-    return fetch_rows(db, sql, [*params, *extra_params])
-
-
 def _walk(
     db: Database,
     sort: str,
@@ -392,6 +381,10 @@ def _walk(
         where, params = [*where, *driver.conds], [*params, *driver.params]
     elif sort == "tool" and filters.get("kind"):
         source = f"{_KIND_BY_TOOL} CROSS JOIN runs r ON r.key = f.run_key"
+    elif sort in ("run", "kind", DISAGREEMENT) and filters.get("kind"):
+        # named: with statistics that do not know the kind-by-tool index (a store's from before m020), SQLite
+        # read the kind through it and sorted it all (0.7 s a page for the commonest kind at a million runs)
+        source = "findings f INDEXED BY findings_kind_order CROSS JOIN runs r ON r.key = f.run_key"
     # newest first under a kind, each run is probed on the kind's index alone (its rows are read for matches)
     by_run = "findings f INDEXED BY findings_kind_run" if filters.get("kind") else "findings f"
     out: list[dict[str, Any]] = []
@@ -402,12 +395,18 @@ def _walk(
         if want <= 0:
             break
         start = after[1:] if after is not None and tag == after[0] else None
-        part = (
-            _driven_rows(db, sort, select, [*where, *conds], params, start, want, driver)
-            if driver is not None
-            else _part_rows(
-                db, sort, select, [*where, *conds], params, start, want, source=source, findings_source=by_run
-            )
+        part = _part_rows(
+            db,
+            sort,
+            select,
+            [*where, *conds],
+            params,
+            start,
+            want,
+            # the disagreeing findings first are read from the labels, not by walking the kind
+            source=None if sort == DISAGREEMENT and tag == 0 else source,
+            findings_source=by_run,
+            driver=driver,
         )
         for row in part:
             row["cursor"] = [tag, *(row.pop(f"_k{i}") for i in range(len(exprs)))]

@@ -152,6 +152,22 @@ def keyset_run_keys(db: Database, *, sort: str, limit: int, pages: int, **filter
 
 
 @pytest.fixture
+def postgresql_statements(
+    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, list[object]]]:
+    """Every statement (and its parameters) the generated PostgreSQL store executes during the test."""
+    statements: list[tuple[str, list[object]]] = []
+    execute = type(synthetic_postgresql_store).execute
+
+    def recorded(db: Any, sql: str, params: Any = None) -> Any:
+        statements.append((sql, list(params or [])))
+        return execute(db, sql, params)
+
+    monkeypatch.setattr(type(synthetic_postgresql_store), "execute", recorded)
+    return statements
+
+
+@pytest.fixture
 def runs_statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[object]]]:
     """Every statement (and its parameters) `store.runs` reads rows with during the test, in order."""
     from store import runs

@@ -97,19 +97,14 @@ def _relations(db: Any, sql: str, params: list[Any]) -> set[str]:
 
 @pytest.mark.parametrize("filters", FILTERS, ids=lambda f: "+".join(f"{k}={v}" for k, v in f.items()))
 def test_postgresql_counts_a_word_within_filters_from_the_runs_tokens_alone(
-    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch, filters: dict[str, str]
+    synthetic_postgresql_store: Any,
+    postgresql_statements: list[tuple[str, list[Any]]],
+    filters: dict[str, str],
 ) -> None:
     """The capped count of a one-token search within equality filters reads `search_runs` alone: no run's
     row and no finding is read (testing each of a word's runs for a finding kind took 176-779 ms at a
     million runs)."""
-    statements: list[tuple[str, list[Any]]] = []
-    execute = type(synthetic_postgresql_store).execute
-
-    def recorded(db: Any, sql: str, params: Any = None) -> Any:
-        statements.append((sql, list(params or [])))
-        return execute(db, sql, params)
-
-    monkeypatch.setattr(type(synthetic_postgresql_store), "execute", recorded)
+    statements = postgresql_statements
     runs.count_runs_at_most(synthetic_postgresql_store, search="failing", **filters)
     counts = [(sql, params) for sql, params in statements if "count(" in sql]
     assert counts

@@ -236,20 +236,13 @@ def _relations(db: Any, sql: str, params: list[Any]) -> set[str]:
 
 
 def test_postgresql_counts_a_words_runs_without_reading_its_documents(
-    synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
+    synthetic_postgresql_store: Any, postgresql_statements: list[tuple[str, list[Any]]]
 ) -> None:
     """The capped count of a one-token query reads the runs' own rows of tokens: no document row is read
     (counting runs from their matching documents visited every document's row: 0.3-0.9 s for a middling word
     at a million runs). Two words or a phrase are matched document by document, by the documents' GIN index
     (testing each run holding all the tokens against its documents took seconds for common words)."""
-    statements: list[tuple[str, list[Any]]] = []
-    execute = type(synthetic_postgresql_store).execute
-
-    def recorded(db: Any, sql: str, params: Any = None) -> Any:
-        statements.append((sql, list(params or [])))
-        return execute(db, sql, params)
-
-    monkeypatch.setattr(type(synthetic_postgresql_store), "execute", recorded)
+    statements = postgresql_statements
     for text, reads in (("failing", {"search_runs"}), ("failing incidents", {"search_text"})):
         statements.clear()
         assert runs.count_runs_at_most(synthetic_postgresql_store, cap=10, search=text).exact is (

@@ -359,6 +359,18 @@ def _statement_trigger(name: str, event: str, transitions: str, body: str, *, ta
     )
 
 
+def _findings_statement_triggers(
+    db: PgDatabase, name: str, *, added: str, removed: str, updated: str
+) -> None:
+    """Statement triggers `name`_insert, _delete and _update on `findings`, each body reading the statement's
+    transition tables (`new_rows` added, `old_rows` removed, both for an update)."""
+    db.execute(_statement_trigger(f"{name}_insert", "INSERT", "NEW TABLE AS new_rows", added))
+    db.execute(_statement_trigger(f"{name}_delete", "DELETE", "OLD TABLE AS old_rows", removed))
+    db.execute(
+        _statement_trigger(f"{name}_update", "UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows", updated)
+    )
+
+
 def pg_m010_tallies(db: PgDatabase) -> None:
     """The same tallies: the row facets by plpgsql row triggers (the row SQL is m010's own, through the json
     shims), `run_kind` by statement triggers (see _RUN_KIND_ENTERED)."""
@@ -378,16 +390,12 @@ def pg_m010_tallies(db: PgDatabase) -> None:
         )
     )
     _findings_tally_triggers(db, "kind, run_key, tool_name, pack_version, codes")
-    entered = _RUN_KIND_ENTERED.format(and_not_before="")
-    db.execute(_statement_trigger("tally_run_kind_insert", "INSERT", "NEW TABLE AS new_rows", entered))
-    db.execute(_statement_trigger("tally_run_kind_delete", "DELETE", "OLD TABLE AS old_rows", _RUN_KIND_LEFT))
-    db.execute(
-        _statement_trigger(
-            "tally_run_kind_update",
-            "UPDATE",
-            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
-            _RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
-        )
+    _findings_statement_triggers(
+        db,
+        "tally_run_kind",
+        added=_RUN_KIND_ENTERED.format(and_not_before=""),
+        removed=_RUN_KIND_LEFT,
+        updated=_RUN_KIND_LEFT + _RUN_KIND_ENTERED.format(and_not_before=_NOT_BEFORE),
     )
     from store.tallies import rebuild_tallies
 
@@ -772,16 +780,7 @@ def pg_m021_findings_by_code(db: PgDatabase) -> None:
         "DELETE FROM finding_codes c USING (SELECT j.value AS code, o.id AS finding FROM old_rows o, "
         f"{codes('o')}) d WHERE c.code = d.code AND c.finding = d.finding;"
     )
-    db.execute(_statement_trigger("finding_codes_insert", "INSERT", "NEW TABLE AS new_rows", add))
-    db.execute(_statement_trigger("finding_codes_delete", "DELETE", "OLD TABLE AS old_rows", remove))
-    db.execute(
-        _statement_trigger(
-            "finding_codes_update",
-            "UPDATE",
-            "OLD TABLE AS old_rows NEW TABLE AS new_rows",
-            remove + " " + add,
-        )
-    )
+    _findings_statement_triggers(db, "finding_codes", added=add, removed=remove, updated=remove + " " + add)
     db.execute(_statement_trigger("finding_codes_truncate", "TRUNCATE", "", "DELETE FROM finding_codes;"))
     db.execute(FINDING_CODES_REFILL)
 
