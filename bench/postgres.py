@@ -67,13 +67,17 @@ def drop_database(server: str, name: str) -> None:
 
 
 @contextmanager
-def fresh_database(server: str, prefix: str = "reviewer_bench") -> Iterator[str]:
-    """A new, empty database on `server` (its URL), dropped when the block ends (the tests' too)."""
+def fresh_database(
+    server: str, prefix: str = "reviewer_bench", *, template: str | None = None
+) -> Iterator[str]:
+    """A new database on `server` (its URL): empty, or a copy of the database `template` (which nobody may be
+    connected to); dropped when the block ends (the tests' too)."""
     import psycopg
 
     name = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    copied = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"{copied}')
     try:
         yield database_url(server, name)
     finally:
