@@ -278,6 +278,17 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
     return driver if size * size * READ_ROW_US <= walked else None
 
 
+def _driven_filters(
+    db: Database, filters: dict[str, Any], sort: str
+) -> tuple[list[str], list[Any], _Driver | None]:
+    """The filters' conditions and parameters, with the driver's (when a set is read whole) appended."""
+    where, params = _filters(db, **filters)
+    driver = _driver(db, filters, sort)
+    if driver is not None:
+        where, params = [*where, *driver.conds], [*params, *driver.params]
+    return where, params, driver
+
+
 def _active_filters(filters: dict[str, Any]) -> dict[str, Any]:
     """The queue filters that filter (label state and reviewer aside)."""
     return {k: v for k, v in filters.items() if k not in ("state", "reviewer") and v not in (None, "", False)}
@@ -378,15 +389,12 @@ def _walk(
     """Up to `limit` rows of the queue in `sort` order after the cursor `after`, each with its `cursor`
     (the part's tag, then its key values). Each part is one keyset range of an index."""
     exprs = QUEUE_SORTS[sort]
-    where, params = _filters(db, **filters)
+    where, params, driver = _driven_filters(db, filters, sort)
     select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     source = None
-    driver = _driver(db, filters, sort)
-    if driver is not None:
-        where, params = [*where, *driver.conds], [*params, *driver.params]
-    elif sort == "tool" and filters.get("kind"):
+    if driver is None and sort == "tool" and filters.get("kind"):
         source = f"{_KIND_BY_TOOL} CROSS JOIN runs r ON r.key = f.run_key"
-    elif sort in ("run", "kind", DISAGREEMENT) and filters.get("kind"):
+    elif driver is None and sort in ("run", "kind", DISAGREEMENT) and filters.get("kind"):
         # named: with statistics that do not know the kind-by-tool index (a store's from before m020), SQLite
         # read the kind through it and sorted it all (0.7 s a page for the commonest kind at a million runs)
         source = "findings f INDEXED BY findings_kind_order CROSS JOIN runs r ON r.key = f.run_key"
@@ -607,12 +615,7 @@ def queue_page_at(
     if offset <= 0:
         return queue_page(db, limit=limit, sort=sort, **filters)
     exprs = QUEUE_SORTS[sort]
-    where, params = _filters(db, **filters)
-    driver = _driver(db, filters, sort)
-    if driver is not None:
-        where, params = [*where, *driver.conds], [*params, *driver.params]
-
-    where, params = _filters(db, **filters)
+    where, params, driver = _driven_filters(db, filters, sort)
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
@@ -640,9 +643,7 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     if present is None or cursor is None:
         return None
     exprs = QUEUE_SORTS[sort]
-    driver = _driver(db, filters, sort)
-    if driver is not None:
-        where, params = [*where, *driver.conds], [*params, *driver.params]
+    where, params, driver = _driven_filters(db, filters, sort)
     source = _driven_source(sort, driver, kind=bool(filters.get("kind")))
     before = 0
     for tag, conds in _parts(sort):
