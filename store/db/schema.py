@@ -686,7 +686,7 @@ def m023_tool_named_tally(db: Database) -> None:
     _findings_tally_triggers(db, FINDING_TALLY_COLUMNS)
     from store.tallies import rebuild_tallies
 
-    rebuild_tallies(db)
+    rebuild_tallies(db, codes=False)  # finding_codes (m021) is kept already
 
 
 SCHEMA_VERSION = len(migrations._migrations)

@@ -434,7 +434,7 @@ def pg_m023_tool_named_tally(db: PgDatabase) -> None:
     _findings_tally_triggers(db, schema.FINDING_TALLY_COLUMNS)
     from store.tallies import rebuild_tallies
 
-    rebuild_tallies(db)  # type: ignore[arg-type]
+    rebuild_tallies(db, codes=False)  # type: ignore[arg-type]  # finding_codes (m021) is kept already
 
 
 def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
