@@ -169,6 +169,8 @@ TALLY_TRIGGERS = (
     "tally_findings_delete",
     "tally_findings_update",
 )
+#: The triggers that keep `finding_codes` (schema m021), one row per (code, finding), for the queue's code filter.
+FINDING_CODES_TRIGGERS = ("finding_codes_insert", "finding_codes_delete", "finding_codes_update")
 
 
 # -- cheaper tallies: prototypes measured, not taken (bench/RESULTS.md says why) ---------------------------
@@ -318,6 +320,11 @@ def variants(db: Database) -> list[Variant]:
             restore_none_adapter,
         ),
         Variant("before: no tool_named tally (schema m023)", without_tool_named, write_as_ingest),
+        Variant(
+            "before: no finding_codes (schema m021)",
+            drop(*FINDING_CODES_TRIGGERS, kind="TRIGGER"),
+            write_as_ingest,
+        ),
     ]
     out += [Variant(f"without index {tbl}.{name}", drop(name), write_as_ingest) for tbl, name in indexes]
     for tbl in sorted({t for t, _ in indexes}):
