@@ -101,8 +101,9 @@ def _filters(
     return where, params
 
 
-#: The index of findings by id (SQLite names a PRIMARY KEY's index itself).
-FINDING_ID_INDEX = "sqlite_autoindex_findings_1"
+#: The index of findings by id that holds every queue sort's keys (schema m024): a set read by id is read and
+#: sorted from it alone, never from the findings' rows.
+FINDING_KEYS_INDEX = "findings_keys"
 
 
 def _named_only_as_own(db: Database, tool: str) -> bool:
@@ -199,14 +200,21 @@ RUN_CHUNK_MAX = 1_024
 #: every finding (3.9 s); read whole they cost a few milliseconds.
 READ_ROW_US = 20
 WALK_ENTRY_US = 2
+#: A set read by id from FINDING_KEYS_INDEX, its runs' starts from `runs_key_started` (schema m024), costs
+#: about this much a finding instead: a rare code's 13,790 findings read and sorted newest first in 16 ms at
+#: a million runs (113 ms from the tables' rows).
+READ_KEY_US = 2
 #: The rows of a queue page the app reads at a time (its block).
 QUEUE_BLOCK = 100
-#: Where the walk's cost cannot be judged, a set is read whole up to this many findings (about 400 ms at
-#: most at a million runs, where a walk may pass every finding): under two or more filters (a kind and a code
-#: no finding has together walked every finding of the kind: 12 s newest first), and in the "kind" and
-#: "tool" sorts, along which a code or a pack version is bunched in the kinds or tools that file it, not
-#: spread (a rare code by kind walked 1.3 s).
-READ_WHOLE_AT_MOST = 20_000
+#: Where the walk's cost cannot be judged, a set is read whole while reading it costs at most this (400 ms,
+#: where a walk may pass every finding at a million runs: 20,000 findings from their rows, 200,000 from the
+#: keys index): under two or more filters whose meeting is not counted (a kind and a code no finding has
+#: together walked every finding of the kind: 12 s newest first, 314 ms by run), and in the "kind" and "tool"
+#: sorts, along which a code or a pack version is bunched in the kinds or tools that file it, not spread (a
+#: rare code by kind walked 1.3 s; a code of 24,440 findings, past the 20,000 a read of rows could afford,
+#: 1.2 s).
+READ_WHOLE_BUDGET_US = 400_000
+READ_WHOLE_AT_MOST = READ_WHOLE_BUDGET_US // READ_ROW_US
 #: The finding ids under a labelled state (few while few findings are labelled): the set such a page reads.
 _LABELLED_IDS: dict[str, str] = {
     "labelled": "f.id IN (SELECT l.target_id FROM current_labels l)",
@@ -223,13 +231,24 @@ class _Driver:
     index: str
     conds: tuple[str, ...] = ()
     params: tuple[Any, ...] = ()
+    #: the filter its condition stands for (the filter's own condition is then left out: a second probe of
+    #: the same index per finding)
+    replaces: str | None = None
+
+    @property
+    def row_us(self) -> int:
+        """What reading one of its findings whole costs (READ_KEY_US where its index holds the sort keys)."""
+        return READ_KEY_US if self.index == FINDING_KEYS_INDEX else READ_ROW_US
+
+    @property
+    def at_most(self) -> int:
+        """The most findings it reads whole where the walk's cost cannot be judged (READ_WHOLE_BUDGET_US)."""
+        return READ_WHOLE_BUDGET_US // self.row_us
 
 
-def _at_most(db: Database, select: str, params: list[Any]) -> int:
-    """How many rows `select` has, counted up to READ_WHOLE_AT_MOST + 1."""
-    return int(
-        db.execute(f"SELECT count(*) FROM ({select} LIMIT {READ_WHOLE_AT_MOST + 1})", params).fetchone()[0]
-    )
+def _at_most(db: Database, select: str, params: list[Any], cap: int = READ_WHOLE_AT_MOST) -> int:
+    """How many rows `select` has, counted up to `cap` + 1."""
+    return int(db.execute(f"SELECT count(*) FROM ({select} LIMIT {cap + 1})", params).fetchone()[0])
 
 
 #: The sorts whose walk reads a kind's findings in order from one index (findings_kind_order: kind, run,
@@ -255,7 +274,9 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
         sizes.append((tally(db, "kind", str(kind)), _Driver("findings_kind")))
     if code := active.get("code"):
         codes = "f.id IN (SELECT c.finding FROM finding_codes c WHERE c.code = ?)"
-        sizes.append((tally(db, "code", str(code)), _Driver(FINDING_ID_INDEX, (codes,), (code,))))
+        sizes.append(
+            (tally(db, "code", str(code)), _Driver(FINDING_KEYS_INDEX, (codes,), (code,), replaces="code"))
+        )
     if pack and kind:
         pair = (
             "SELECT 1 FROM findings f INDEXED BY findings_pack_kind WHERE f.pack_version = ? AND f.kind = ?"
@@ -267,23 +288,30 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
     if state in _LABELLED_IDS:
         condition = _LABELLED_IDS[state]
         params = [filters.get("reviewer") or ""] if "?" in condition else []
-        labelled = _at_most(db, f"SELECT 1 FROM findings f WHERE {condition}", params)
-        sizes.append((labelled, _Driver(FINDING_ID_INDEX, (condition,), tuple(params))))
+        by_id = _Driver(FINDING_KEYS_INDEX, (condition,), tuple(params))
+        labelled = _at_most(db, f"SELECT 1 FROM findings f WHERE {condition}", params, by_id.at_most)
+        sizes.append((labelled, by_id))
     if not sizes:
         return None
     size, driver = min(sizes, key=lambda s: s[0])
-    if sort in ("kind", "tool") or len(sizes) > 1:
-        return driver if size <= READ_WHOLE_AT_MOST else None
+    # how the filters meet is counted for one filter, or a pack version and a kind (their pair's size); any
+    # other two (a code within a kind, anything with a tool) may share no finding, and a walk then passes
+    # every finding of the walked index
+    counted = len(active) <= 1 or (len(active) == 2 and bool(pack and kind))
+    if sort in ("kind", "tool") or len(sizes) > 1 or not counted:
+        return driver if size <= driver.at_most else None
     walked = tally(db, "findings") * QUEUE_BLOCK * WALK_ENTRY_US
-    return driver if size * size * READ_ROW_US <= walked else None
+    return driver if size * size * driver.row_us <= walked else None
 
 
 def _driven_filters(
     db: Database, filters: dict[str, Any], sort: str
 ) -> tuple[list[str], list[Any], _Driver | None]:
     """The filters' conditions and parameters, with the driver's (when a set is read whole) appended."""
-    where, params = _filters(db, **filters)
     driver = _driver(db, filters, sort)
+    where, params = _filters(
+        db, **{k: v for k, v in filters.items() if driver is None or k != driver.replaces}
+    )
     if driver is not None:
         where, params = [*where, *driver.conds], [*params, *driver.params]
     return where, params, driver
@@ -301,7 +329,10 @@ def _driven_source(sort: str, driver: _Driver | None, *, kind: bool = False) -> 
         return _KIND_BY_TOOL if sort == "tool" else "findings f INDEXED BY findings_kind_order"
     if driver is None:
         return _source(sort, runs_needed=sort == "newest")
-    runs_join = " CROSS JOIN runs r ON r.key = f.run_key" if sort == "newest" else ""
+    # a run's start by its key from the index that holds both (schema m024), not the run's row
+    runs_join = (
+        " CROSS JOIN runs r INDEXED BY runs_key_started ON r.key = f.run_key" if sort == "newest" else ""
+    )
     return f"findings f INDEXED BY {driver.index}{runs_join}"
 
 

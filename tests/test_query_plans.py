@@ -289,6 +289,32 @@ def test_the_queue_under_a_rare_filter_reads_its_few_findings_not_the_store(
         )
 
 
+
+@pytest.mark.parametrize("sort", list(findings.QUEUE_SORTS))
+@pytest.mark.parametrize("filters", [{"state": "labelled"}, {"code": "rare"}], ids=["labelled", "a code"])
+def test_a_set_read_whole_is_sorted_from_the_keys_indexes_alone(
+    store: Database, sort: str, filters: dict[str, Any]
+) -> None:
+    """A filter's findings read whole by id (a code's, the labelled ones) are sorted from the index that holds
+    each finding's sort keys, and newest first their runs' starts from the index that holds a run's start
+    (schema m024), never from the findings' and runs' rows: at a million runs a rare code's 13,790
+    findings newest first took 113 ms from the rows, 16 ms from these."""
+    if "code" in filters:  # a code 30 findings have (the store's own are common)
+        store.execute(
+            "UPDATE findings SET codes = json_insert(coalesce(codes, '[]'), '$[#]', 'rare') "
+            "WHERE rowid IN (SELECT rowid FROM findings ORDER BY id LIMIT 30)"
+        )
+    details = [
+        row[3]
+        for sql in _statements(store, lambda: findings.queue_page(store, sort=sort, limit=100, **filters))
+        if "INDEXED BY findings_keys" in sql
+        for row in store.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+    ]
+    assert details, f"{sort} / {filters}: no set was read whole"
+    assert "SEARCH f USING COVERING INDEX findings_keys (id=?)" in details, details
+    if sort == "newest":
+        assert "SEARCH r USING COVERING INDEX runs_key_started (key=?)" in details, details
+
 def test_the_most_findings_sort_reads_runs_in_index_order(store: Database) -> None:
     """The runs screen's "most findings" sort is a range of one index read backwards, never a sort of every
     run (1.8 s a page at a million runs before m016)."""

@@ -198,8 +198,10 @@ def translate(sql: str) -> tuple[str | None, bool]:
         sql,
     )
     sql = _PLUS_ROWID.sub(r"\1", sql)
+    sql = _INDEXED_BY.sub(
+        "", sql
+    )  # first: `CROSS JOIN t a INDEXED BY i ON` is then a plain CROSS JOIN ... ON
     sql = _CROSS_JOIN_ON.sub(r"JOIN \1 ON", sql)
-    sql = _INDEXED_BY.sub("", sql)
     return _placeholders(_alias_derived(sql)), returning
 
 

@@ -689,4 +689,14 @@ def m023_tool_named_tally(db: Database) -> None:
     rebuild_tallies(db, codes=False)  # finding_codes (m021) is kept already
 
 
+@migrations()
+def m024_finding_and_run_keys(db: Database) -> None:
+    """The queue's sort keys of a finding by its id, and a run's start by its key, each in one index: a set of
+    findings read whole (a code's, a reviewer's labels: `store.findings._driver`) is then read and sorted
+    from these two indexes alone, where each finding's and its run's table rows cost about 8 us at a million
+    runs (a rare code's 13,790 findings newest first: 113 ms, 16 ms from these)."""
+    db.execute("CREATE INDEX findings_keys ON findings(id, run_key, seq, kind, tool_name)")
+    db.execute("CREATE INDEX runs_key_started ON runs(key, started_ms)")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -785,6 +785,12 @@ def pg_m021_findings_by_code(db: PgDatabase) -> None:
     db.execute(FINDING_CODES_REFILL)
 
 
+def pg_m024_finding_and_run_keys(db: PgDatabase) -> None:
+    """m024's indexes, the keys as INCLUDE columns (read by index-only scans where the pages are all-visible)."""
+    db.execute("CREATE INDEX findings_keys ON findings(id) INCLUDE (rowid, run_key, seq, kind, tool_name)")
+    db.execute("CREATE INDEX runs_key_started ON runs(key) INCLUDE (started_ms)")
+
+
 # -- a run's equality filters beside its search tokens (m022) ---------------------------------------------
 
 #: The runs screen's equality filters a run's row of `search_runs` holds as lexemes beside its tokens (schema
@@ -926,6 +932,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m021_findings_by_code": pg_m021_findings_by_code,
     "m022_search_run_facets": pg_m022_search_run_facets,
     "m023_tool_named_tally": pg_m023_tool_named_tally,
+    "m024_finding_and_run_keys": pg_m024_finding_and_run_keys,
 }
 
 
