@@ -11,6 +11,7 @@ from sqlite_utils import Database
 
 from store import runs
 from store.db.derived import KIND_TOOL_SEP, named_in_refs
+from store.db.postgres import is_postgres
 from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import Count, fetch_rows, finding_out
@@ -124,11 +125,10 @@ NEWEST = "-coalesce(r.started_ms, -1)"
 #: A finding's tool (findings of no tool, or an empty name, are read last, as a part of their own: `_parts`).
 TOOL = "ifnull(f.tool_name, '')"
 #: The label-state condition "reviewers' current verdicts on it differ", driven from the labels (few).
-_DISAGREEING = (
-    "f.id IN (SELECT l.target_id FROM current_labels l GROUP BY l.target_id HAVING "
-    + disagreement_sql("l.verdict")
-    + ")"
+_DISAGREEING_IDS = "SELECT l.target_id FROM current_labels l GROUP BY l.target_id HAVING " + disagreement_sql(
+    "l.verdict"
 )
+_DISAGREEING = f"f.id IN ({_DISAGREEING_IDS})"
 
 #: queue sort -> its ascending key expressions (each ends with the run, the position in it and `f.id`, so
 #: findings of one run stay together and the order is total). Each is the column list of an index.
@@ -217,10 +217,18 @@ READ_WHOLE_BUDGET_US = 400_000
 READ_WHOLE_AT_MOST = READ_WHOLE_BUDGET_US // READ_ROW_US
 #: The finding ids under a labelled state (few while few findings are labelled): the set such a page reads.
 _LABELLED_IDS: dict[str, str] = {
-    "labelled": "f.id IN (SELECT l.target_id FROM current_labels l)",
-    "mine": "f.id IN (SELECT l.target_id FROM current_labels l WHERE l.reviewer = ?)",
-    DISAGREEMENT: _DISAGREEING,
+    "labelled": "SELECT l.target_id FROM current_labels l",
+    "mine": "SELECT l.target_id FROM current_labels l WHERE l.reviewer = ?",
+    DISAGREEMENT: _DISAGREEING_IDS,
 }
+
+
+def _ids_in(db: Database, ids: str) -> str:
+    """The condition "the finding's id is one of `ids`" (a subquery) for a set read whole by its ids: on
+    PostgreSQL as an array, which it reads by probing `findings_keys` for each id, where as a semi-join it
+    chose to scan every finding of a kind and hash them (a kind and a code, disagreements first: 444 ms
+    against 51 ms at a million runs)."""
+    return f"f.id = ANY(ARRAY({ids}))" if is_postgres(db) else f"f.id IN ({ids})"
 
 
 @dataclass(frozen=True)
@@ -273,7 +281,7 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
     if kind and sort not in _KIND_ORDERED_SORTS:
         sizes.append((tally(db, "kind", str(kind)), _Driver("findings_kind")))
     if code := active.get("code"):
-        codes = "f.id IN (SELECT c.finding FROM finding_codes c WHERE c.code = ?)"
+        codes = _ids_in(db, "SELECT c.finding FROM finding_codes c WHERE c.code = ?")
         sizes.append(
             (tally(db, "code", str(code)), _Driver(FINDING_KEYS_INDEX, (codes,), (code,), replaces="code"))
         )
@@ -286,7 +294,7 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
         sizes.append((tally(db, "pack_version", str(pack)), _Driver("findings_pack_kind")))
     state = filters.get("state") or "any"
     if state in _LABELLED_IDS:
-        condition = _LABELLED_IDS[state]
+        condition = _ids_in(db, _LABELLED_IDS[state])
         params = [filters.get("reviewer") or ""] if "?" in condition else []
         by_id = _Driver(FINDING_KEYS_INDEX, (condition,), tuple(params))
         labelled = _at_most(db, f"SELECT 1 FROM findings f WHERE {condition}", params, by_id.at_most)
