@@ -26,7 +26,8 @@ its runs from `search_runs` (schema m018), which holds every sort's keys, and th
 Nor does one within equality filters (a finding kind, an agent, an outcome, a tenant, a pack version):
 `search_runs` holds each run's values of those as lexemes beside its tokens (schema m022), so the word and
 the filters are one tsquery (the GIN index intersects their runs, or the planner walks an order's index),
-for the page and for the capped count alike. Measured at a million runs (load 2.7): a count of a word's
+for the page and for the capped count alike; nor within `f` (runs with findings: the row's `findings`) or
+withheld runs (one of the withholding outcomes' lexemes). Measured at a million runs (load 2.7): a count of a word's
 runs within a finding kind 4-51 ms, and a page within an agent 6-26 ms; main's code on the same store (load
 3-8) took 38-2,268 ms and 37-409 ms.
 
@@ -47,6 +48,8 @@ from store.db.schema import SEARCH_DOC_BITS
 from store.db.schema_pg import FACET_PREFIXES, facet_lexeme
 from store.rows import Count
 from store.sorted_runs import SortedRuns
+from store.tallies import tally
+from store.vocab import WITHHOLDING
 from store.windows import rowid_bounds
 
 #: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
@@ -149,41 +152,61 @@ def postgres_sorted_runs(db: Database, text: str, facets: Facets | None = None) 
         return SortedRuns(
             "search_runs", PG_RUN_HOLDS, (query,), "run", "rowid", fenced=_postgres_rare(db, query)
         )
+    match, params = facets.holds(query)
     return SortedRuns(
-        "search_runs",
-        PG_RUN_HOLDS_FACETS,
-        (query, facets.tsquery),
-        "run",
-        "rowid",
-        fenced=_postgres_rare(db, query, facets),
+        "search_runs", match, tuple(params), "run", "rowid", fenced=_postgres_rare(db, query, facets)
     )
 
 
 @dataclass(frozen=True)
 class Facets:
-    """Equality filters of the runs screen as `search_runs` holds them on PostgreSQL (schema m022): the
-    lexemes of the filters' values, every one required."""
+    """Filters of the runs screen as `search_runs` holds them on PostgreSQL: the lexemes of equality filters'
+    values (schema m022), every one required; groups of lexemes of which one is required (withheld: the
+    withholding outcomes); and whether the run has findings (`has_findings`: the row's `findings` column)."""
 
     lexemes: tuple[str, ...]
+    any_of: tuple[tuple[str, ...], ...] = ()
+    has_findings: bool = False
 
     @property
     def tsquery(self) -> str:
-        """The tsquery text requiring every lexeme (each quoted: a value may hold any character)."""
-        quoted = ("'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in self.lexemes)
-        return " & ".join(quoted)
+        """The tsquery text requiring every lexeme and one of each group (each quoted: a value may hold any
+        character); empty when there are none."""
+        groups = ["(" + " | ".join(_quoted(lexeme) for lexeme in group) + ")" for group in self.any_of]
+        return " & ".join([*(_quoted(lexeme) for lexeme in self.lexemes), *groups])
+
+    def holds(self, query: str) -> tuple[str, list[Any]]:
+        """The condition on alias `w` (a row of `search_runs`) that the run holds the one-token `query`
+        within these filters, and its parameters."""
+        sql, params = (
+            (PG_RUN_HOLDS_FACETS, [query, self.tsquery]) if self.tsquery else (PG_RUN_HOLDS, [query])
+        )
+        return (f"{sql} AND w.findings > 0" if self.has_findings else sql), params
 
     def __bool__(self) -> bool:
-        return bool(self.lexemes)
+        return bool(self.lexemes or self.any_of or self.has_findings)
+
+
+def _quoted(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
-    """The active `filters` other than the search as `search_runs`' facet lexemes (PostgreSQL), or None
-    when one of them is not held there (a flag such as `has_findings`, or a value too long for a lexeme)."""
+    """The active `filters` other than the search as `search_runs`' facet lexemes and flags (PostgreSQL),
+    or None when one of them is not held there (`undelivered`, or a value too long for a lexeme)."""
     if not is_postgres(db):
         return None
-    lexemes = []
+    lexemes: list[str] = []
+    any_of: list[tuple[str, ...]] = []
+    has_findings = False
     for name, value in filters.items():
-        if name == "search":
+        if name == "search" or value in (None, "", False):
+            continue
+        if name == "has_findings":
+            has_findings = True
+            continue
+        if name == "withheld":
+            any_of.append(tuple(facet_lexeme("outcome", o) or "" for o in WITHHOLDING))
             continue
         if name not in FACET_PREFIXES or not isinstance(value, str):
             return None
@@ -191,7 +214,7 @@ def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
         if lexeme is None:
             return None
         lexemes.append(lexeme)
-    return Facets(tuple(lexemes))
+    return Facets(tuple(lexemes), tuple(any_of), has_findings)
 
 
 def fts_query(text: str) -> str:
@@ -343,17 +366,27 @@ POSTGRES_TOKEN_SHARES = (
 def postgres_runs_estimate(db: Database, query: str, facets: Facets | None = None) -> float | None:
     """About how many runs `query` (within `facets`) matches by PostgreSQL's statistics (None when it has
     none): its rarest token's share of them, since every token is required (a word's tokens go together),
-    times each facet's share (taken as independent of the word, as the planner takes them). A lexeme not
-    among the most common counts as their least share, which it is under."""
+    times each facet's share (a group's: the sum of its lexemes'; runs with findings: the tallies' share),
+    each taken as independent of the word, as the planner takes them. A lexeme not among the most common
+    counts as their least share, which it is under."""
     lexemes = list(facets.lexemes) if facets else []
-    rows = db.execute(POSTGRES_TOKEN_SHARES, [query, lexemes]).fetchall()
+    groups = list(facets.any_of) if facets else []
+    listed = [*lexemes, *(lexeme for group in groups for lexeme in group)]
+    rows = db.execute(POSTGRES_TOKEN_SHARES, [query, listed]).fetchall()
     if not rows or any(least is None for _, least, _ in rows):
         return None
     shares = [float(least if share is None else share) for share, least, _ in rows]
-    word_shares = shares[: len(shares) - len(lexemes)]
+    word_shares = shares[: len(shares) - len(listed)]
     estimate = (min(word_shares) if word_shares else 1.0) * float(rows[0][2])
-    for share in shares[len(word_shares) :]:
+    rest = shares[len(word_shares) :]
+    for share in rest[: len(lexemes)]:
         estimate *= share
+    at = len(lexemes)
+    for group in groups:
+        estimate *= min(1.0, sum(rest[at : at + len(group)]))
+        at += len(group)
+    if facets is not None and facets.has_findings:
+        estimate *= tally(db, "has_findings") / max(1, tally(db, "runs"))
     return estimate
 
 
@@ -416,17 +449,12 @@ POSTGRES_DOC_RUNS_UP_TO = (
 )
 
 
-#: A one-token query within facets (schema m022): the rows of `search_runs` holding the token and every
-#: facet lexeme, up to the limit.
-POSTGRES_FACET_RUNS_UP_TO = (
-    f"SELECT count(*) FROM (SELECT w.run FROM search_runs w WHERE {PG_RUN_HOLDS_FACETS} LIMIT ?) AS m"
-)
-
-
 def _postgres_runs_up_to(db: Database, query: str, cap: int, facets: Facets | None = None) -> int:
     """How many runs `query` (within `facets`, a one-token query) matches on PostgreSQL, counted no further
     than `cap`."""
     if facets:
-        return int(db.execute(POSTGRES_FACET_RUNS_UP_TO, [query, facets.tsquery, int(cap)]).fetchone()[0])
+        match, params = facets.holds(query)
+        sql = f"SELECT count(*) FROM (SELECT w.run FROM search_runs w WHERE {match} LIMIT ?) AS m"
+        return int(db.execute(sql, [*params, int(cap)]).fetchone()[0])
     sql = POSTGRES_TOKEN_RUNS_UP_TO if postgres_one_token(db, query) else POSTGRES_DOC_RUNS_UP_TO
     return int(db.execute(sql, [query, int(cap)]).fetchone()[0])
