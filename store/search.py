@@ -47,7 +47,7 @@ from store.db.postgres import is_postgres
 from store.db.schema import SEARCH_DOC_BITS
 from store.db.schema_pg import FACET_PREFIXES, facet_lexeme
 from store.rows import Count
-from store.sorted_runs import SortedRuns
+from store.sorted_runs import SortedRuns, WalkedRuns
 from store.tallies import tally
 from store.vocab import WITHHOLDING
 from store.windows import rowid_bounds
@@ -64,6 +64,19 @@ PG_RUN_HOLDS = "w.tokens @@ fts5_query(?)"
 #: The same, and the run's facet lexemes (schema m022: its finding kinds, agent, outcome...) hold each of a
 #: tsquery's: one match of the GIN index, or of each row walked, for a word and other filters.
 PG_RUN_HOLDS_FACETS = "w.tokens @@ (fts5_query(?) && ?::tsquery)"
+#: PostgreSQL, a query of more tokens: the tsquery of every one of its tokens, anywhere in a run (a stripped
+#: tsvector, such as `search_runs.tokens`, holds no positions and matches no phrase: `<->` becomes `&`).
+PG_ALL_TOKENS = "replace(fts5_query(?)::text, ' <-> ', ' & ')::tsquery"
+#: A run (alias `w`) holds every token of a query of more tokens: a candidate, its documents to be matched.
+PG_RUN_HOLDS_TOKENS = f"w.tokens @@ {PG_ALL_TOKENS}"
+#: One of a run's (alias `w`) documents matches a query: a seek of the run's id range in the primary key.
+PG_RUN_DOCS_MATCH = (
+    "EXISTS (SELECT 1 FROM search s WHERE search MATCH ? "
+    f"AND s.rowid >= (w.run << {SEARCH_DOC_BITS}) AND s.rowid < ((w.run + 1) << {SEARCH_DOC_BITS}))"
+)
+#: The runs of at most `?` documents matching a query, and how many documents were read (PostgreSQL: by the
+#: documents' GIN index alone, schema m024).
+PG_DOC_RUNS_UP_TO = "SELECT count(*), array_agg(DISTINCT m.run) FROM search_doc_runs(fts5_query(?), ?) AS m"
 #: The rowids of the runs holding a one-token query's token, on PostgreSQL.
 PG_TOKEN_RUNS = f"SELECT w.run FROM search_runs w WHERE {PG_RUN_HOLDS}"
 #: One run's documents match: a seek of the run's id range in the index (a window's runs outside it).
@@ -90,6 +103,15 @@ SAMPLE_DOCS = 2_000
 #: PostgreSQL: below this many matching runs (by its statistics) a page `SortedRuns` does not read drives,
 #: from it probes (both cost 40-85 ms a page at 14,000-16,000 runs of a million: see `_postgres_read`).
 PG_RARE_RUNS = 16_000
+#: PostgreSQL, a query of more tokens: up to this many of its matching documents are read to learn whether
+#: they are few (their runs are then sorted), and a walk of `search_runs` for a page starts with a block of
+#: PG_FIRST_BLOCK runs and reads the matches whole after PG_MAX_WALK.
+PG_FEW_DOCS = 8_000
+#: PostgreSQL, the capped count of a query of more tokens reads up to this many of its matching documents
+#: per run counted (a run's documents are 3.7 on average, those matching fewer).
+PG_COUNT_DOCS_PER_RUN = 2
+PG_FIRST_BLOCK = 1_000
+PG_MAX_WALK = 64_000
 
 
 @dataclass(frozen=True)
@@ -141,13 +163,18 @@ def postgres_one_token(db: Database, query: str) -> bool:
     return bool(db.execute("SELECT numnode(fts5_query(?)) = 1", [query]).fetchone()[0])
 
 
-def postgres_sorted_runs(db: Database, text: str, facets: Facets | None = None) -> SortedRuns | None:
-    """`SortedRuns` for a page of runs matching `text` (and the equality filters `facets`, if any): on
-    PostgreSQL, a query of one token, in any of the runs screen's orders (`search_runs` holds each one's
-    keys and, schema m022, each run's facets; None otherwise)."""
+def postgres_sorted_runs(
+    db: Database, text: str, facets: Facets | None = None
+) -> SortedRuns | WalkedRuns | None:
+    """Where a page of runs matching `text` (and the filters `facets`, if any) chooses its runs, on
+    PostgreSQL, in any of the runs screen's orders (`search_runs` holds each one's keys and, schema m022,
+    each run's facets; None on SQLite): a query of one token from `search_runs` alone; a query of more
+    (`postgres_phrase_runs`) from the runs of its few matching documents, or by a walk of `search_runs`."""
     query = fts_query(text)
-    if not is_postgres(db) or not postgres_one_token(db, query):
+    if not is_postgres(db):
         return None
+    if not postgres_one_token(db, query):
+        return postgres_phrase_runs(db, query, facets)
     if not facets:
         return SortedRuns(
             "search_runs", PG_RUN_HOLDS, (query,), "run", "rowid", fenced=_postgres_rare(db, query)
@@ -155,6 +182,46 @@ def postgres_sorted_runs(db: Database, text: str, facets: Facets | None = None) 
     match, params = facets.holds(query)
     return SortedRuns(
         "search_runs", match, tuple(params), "run", "rowid", fenced=_postgres_rare(db, query, facets)
+    )
+
+
+def postgres_doc_runs(db: Database, query: str, cap: int) -> list[int] | None:
+    """The rowids of the runs whose documents match `query` (PostgreSQL, a query of more tokens), read from
+    at most `cap` matching documents; None when more match. The documents' GIN index intersects the tokens'
+    entries, so a pair of common words that few documents hold together costs the few."""
+    found, rowids = db.execute(PG_DOC_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()
+    return None if int(found) > cap else sorted(int(r) for r in rowids or [])
+
+
+def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> SortedRuns | WalkedRuns:
+    """A page of runs matching `query`, a query of more tokens (two words, a phrase), within `facets`: when
+    at most PG_FEW_DOCS documents match, their runs (read first: `postgres_doc_runs`) are sorted; otherwise
+    runs are walked in the page's order in `search_runs`, each run holding every token (positions aside:
+    a stripped tsvector holds none, so a phrase is tested as its tokens) sought in its own documents. The
+    per-token statistics cannot choose between the two: two common words may share few documents."""
+    on_w, facet_params = (facets or Facets(())).on_w()
+    found = postgres_doc_runs(db, query, PG_FEW_DOCS)
+    if found is not None:
+        match = " AND ".join(["w.run = ANY(?)", *on_w])
+        return SortedRuns("search_runs", match, (found, *facet_params), "run", "rowid", fenced=True)
+    tokens_sql = PG_RUN_HOLDS_TOKENS
+    tokens_params: list[Any] = [query]
+    if facets and facets.tsquery:
+        tokens_sql = f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)"
+        tokens_params.append(facets.tsquery)
+    has_findings = ["w.findings > 0"] if facets and facets.has_findings else []
+    walk = " AND ".join([tokens_sql, *has_findings, PG_RUN_DOCS_MATCH])
+    whole = " AND ".join([f"w.run IN ({MATCHED_RUNS})", *on_w])
+    return WalkedRuns(
+        db,
+        "search_runs",
+        walk,
+        (*tokens_params, query),
+        "run",
+        "rowid",
+        SortedRuns("search_runs", whole, (query, *facet_params), "run", "rowid", fenced=True),
+        first_block=PG_FIRST_BLOCK,
+        max_walk=PG_MAX_WALK,
     )
 
 
@@ -182,6 +249,17 @@ class Facets:
             (PG_RUN_HOLDS_FACETS, [query, self.tsquery]) if self.tsquery else (PG_RUN_HOLDS, [query])
         )
         return (f"{sql} AND w.findings > 0" if self.has_findings else sql), params
+
+    def on_w(self) -> tuple[list[str], list[Any]]:
+        """The conditions on alias `w` (a row of `search_runs`) that the run meets these filters, and their
+        parameters."""
+        conds, params = [], []
+        if self.tsquery:
+            conds.append("w.tokens @@ ?::tsquery")
+            params.append(self.tsquery)
+        if self.has_findings:
+            conds.append("w.findings > 0")
+        return conds, params
 
     def __bool__(self) -> bool:
         return bool(self.lexemes or self.any_of or self.has_findings)
@@ -228,6 +306,10 @@ def search_condition(db: Database, text: str, walk: Walk | None) -> tuple[str, l
     """The condition on alias `r` for runs matching the search `text`: read as `walk` is best served by, or
     (no walk: a count) by reading the matching runs."""
     query = fts_query(text)
+    if is_postgres(db) and not postgres_one_token(db, query):
+        found = postgres_doc_runs(db, query, PG_FEW_DOCS)
+        if found is not None:  # few documents match: their runs, read first
+            return "r.rowid = ANY(?)", [found]
     read = DRIVE if walk is None else search_read(db, query, walk)
     token_runs = read == DRIVE and is_postgres(db) and postgres_one_token(db, query)
     return read.condition(query, token_runs=token_runs)
@@ -450,11 +532,36 @@ POSTGRES_DOC_RUNS_UP_TO = (
 
 
 def _postgres_runs_up_to(db: Database, query: str, cap: int, facets: Facets | None = None) -> int:
-    """How many runs `query` (within `facets`, a one-token query) matches on PostgreSQL, counted no further
-    than `cap`."""
+    """How many runs `query` (within `facets`) matches on PostgreSQL, counted no further than `cap`. A query
+    of more tokens reads up to PG_COUNT_DOCS_PER_RUN x `cap` of its matching documents (by the documents'
+    GIN index): their runs are the count when they are all the matches, or reach `cap`; else (documents
+    bunched in few runs, or other filters) runs are tested one by one."""
+    if not postgres_one_token(db, query):
+        limit = PG_COUNT_DOCS_PER_RUN * int(cap)
+        found, rowids = db.execute(PG_DOC_RUNS_UP_TO, [query, limit + 1]).fetchone()
+        rowids = list(rowids or [])
+        if int(found) <= limit and facets:  # every match read: the filters tested on their runs alone
+            on_w, params = facets.on_w()
+            sql = (
+                "SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE w.run = ANY(?) AND "
+                f"{' AND '.join(on_w)} LIMIT ?) AS m"
+            )
+            return int(db.execute(sql, [rowids, *params, int(cap)]).fetchone()[0])
+        if int(found) <= limit or len(rowids) >= cap:
+            return min(len(rowids), int(cap))
+        if not facets:
+            return int(db.execute(POSTGRES_DOC_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])
+        tokens_sql, tokens_params = f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)", [query, facets.tsquery]
+        if not facets.tsquery:
+            tokens_sql, tokens_params = PG_RUN_HOLDS_TOKENS, [query]
+        has_findings = " AND w.findings > 0" if facets.has_findings else ""
+        sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE {tokens_sql}{has_findings} "
+            f"AND {PG_RUN_DOCS_MATCH} LIMIT ?) AS m"
+        )
+        return int(db.execute(sql, [*tokens_params, query, int(cap)]).fetchone()[0])
     if facets:
         match, params = facets.holds(query)
         sql = f"SELECT count(*) FROM (SELECT w.run FROM search_runs w WHERE {match} LIMIT ?) AS m"
         return int(db.execute(sql, [*params, int(cap)]).fetchone()[0])
-    sql = POSTGRES_TOKEN_RUNS_UP_TO if postgres_one_token(db, query) else POSTGRES_DOC_RUNS_UP_TO
-    return int(db.execute(sql, [query, int(cap)]).fetchone()[0])
+    return int(db.execute(POSTGRES_TOKEN_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])

@@ -60,3 +60,63 @@ def kind_runs(kind: str) -> SortedRuns:
     """The runs with a finding of `kind`, newest or oldest first: (kind, started_ms, key) of each in
     `run_kinds` (schema m019), one index range."""
     return SortedRuns("run_kinds", "w.kind = ?", (kind,), "key", "key")
+
+
+@dataclass(frozen=True)
+class WalkedRuns:
+    """PostgreSQL, a page whose runs no index finds by themselves (a query of more tokens, whose runs are
+    matched document by document): `source`'s rows (alias `w`) are walked in the order's index in blocks,
+    each block's rows tested against `match` (the first `first_block` rows, then each block four times the
+    last), until the page has its runs. A walk of `max_walk` rows that has not filled the page reads the
+    matching rows whole instead (`whole`, fenced: read then sorted). Each block is one statement that
+    returns its matching runs and its last row's keys (where the next block starts); the page's runs are
+    then read by their rowids."""
+
+    db: Any
+    source: str
+    match: str
+    params: tuple[Any, ...]
+    run: str
+    runs_column: str
+    whole: SortedRuns
+    first_block: int = 1_000
+    max_walk: int = 64_000
+
+    def condition(
+        self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
+    ) -> tuple[str, list[Any]]:
+        """As `SortedRuns.condition`: the `want` first matching runs in the order of `keys` meeting `extra`."""
+        on_w = [_RUN_ALIAS.sub("w.", c) for c in extra]
+        keys_w = [_RUN_ALIAS.sub("w.", k) for k in keys]
+        direction = " DESC" if desc else " ASC"
+        order = ", ".join(k + direction for k in keys_w)
+        op = "<" if desc else ">"
+        found: list[Any] = []
+        after: list[Any] | None = None
+        block, walked = int(self.first_block), 0
+        while len(found) < want:
+            if walked >= self.max_walk:
+                return self.whole.condition(keys, desc, extra, extra_params, want)
+            conds, params = list(on_w), list(extra_params)
+            if after is not None:
+                # within a segment the first key is NULL in every row or in none (`store.runs._segments`)
+                at = 1 if after[0] is None else 0
+                conds.append(f"({', '.join(keys_w[at:])}) {op} ({', '.join('?' for _ in keys_w[at:])})")
+                params += after[at:]
+            where = f" WHERE {' AND '.join(conds)}" if conds else ""
+            outputs = ", ".join(f"{k} AS _k{i}" for i, k in enumerate(keys_w))
+            sql = (
+                f"SELECT m.run, m.n, m.hit, {', '.join(f'm._k{i}' for i in range(len(keys)))} FROM ("
+                f"SELECT w.{self.run} AS run, ({self.match}) AS hit, row_number() OVER () AS n, {outputs} "
+                f"FROM (SELECT * FROM {self.source} w{where} ORDER BY {order} LIMIT {block}) AS w) AS m "
+                f"WHERE m.hit OR m.n = {block} ORDER BY m.n"
+            )
+            rows = self.db.execute(sql, [*self.params, *params]).fetchall()
+            found += [row[0] for row in rows if row[2]]
+            walked += block
+            last = rows[-1] if rows else None
+            if last is None or int(last[1]) < block:  # the walk reached the end of the order
+                break
+            after = list(last[3:])
+            block *= 4
+        return f"r.{self.runs_column} = ANY(?)", [found[:want]]

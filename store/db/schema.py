@@ -689,4 +689,11 @@ def m023_tool_named_tally(db: Database) -> None:
     rebuild_tallies(db, codes=False)  # finding_codes (m021) is kept already
 
 
+@migrations()
+def m024_search_doc_runs(db: Database) -> None:
+    """PostgreSQL reads the runs of a query's matching documents, up to a bound, from the documents' GIN
+    index alone (`schema_pg`'s form: a function whose plan may take no other read). Nothing changes on
+    SQLite, whose FTS5 index is read so already."""
+
+
 SCHEMA_VERSION = len(migrations._migrations)

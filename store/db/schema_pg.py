@@ -901,6 +901,20 @@ def pg_m022_search_run_facets(db: PgDatabase) -> None:
         db.execute("ANALYZE search_runs")
 
 
+def pg_m024_search_doc_runs(db: PgDatabase) -> None:
+    """`search_doc_runs(q, n)`: the runs of up to `n` documents matching the tsquery `q` (one row a
+    document), read by the documents' GIN index and nothing else: the function's own settings forbid a
+    sequential scan and a walk of the primary key. A query of more tokens learns so whether its matching
+    documents are few (`store.search.postgres_doc_runs`); as one statement the planner, taking two common
+    words to share documents as often as chance would have it, may scan every document for a LIMIT that
+    the few it holds never reach."""
+    db.execute(
+        "CREATE FUNCTION search_doc_runs(q tsquery, n bigint) RETURNS TABLE (run bigint) LANGUAGE sql STABLE "
+        "PARALLEL SAFE SET enable_seqscan = off SET enable_indexscan = off AS $f$ "
+        f"SELECT s.id >> {SEARCH_DOC_BITS} FROM search_text s WHERE s.tsv @@ q LIMIT n $f$"
+    )
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -926,6 +940,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m021_findings_by_code": pg_m021_findings_by_code,
     "m022_search_run_facets": pg_m022_search_run_facets,
     "m023_tool_named_tally": pg_m023_tool_named_tally,
+    "m024_search_doc_runs": pg_m024_search_doc_runs,
 }
 
 
