@@ -26,8 +26,10 @@ its runs from `search_runs` (schema m018), which holds every sort's keys, and th
 Nor does one within equality filters (a finding kind, an agent, an outcome, a tenant, a pack version):
 `search_runs` holds each run's values of those as lexemes beside its tokens (schema m022), so the word and
 the filters are one tsquery (the GIN index intersects their runs, or the planner walks an order's index),
-for the page and for the capped count alike; nor within `f` (runs with findings: the row's `findings`) or
-withheld runs (one of the withholding outcomes' lexemes). Measured at a million runs (load 2.7): a count of a word's
+for the page and for the capped count alike; nor within `f` (runs with findings: the row's `findings`),
+withheld runs (one of the withholding outcomes' lexemes) or `w` (a lexeme of its own, schema m025). A query
+of more tokens (two words, a phrase) reads the runs of its matching documents when they are few, else walks
+`search_runs` (`postgres_phrase_runs`). Measured at a million runs (load 2.7): a count of a word's
 runs within a finding kind 4-51 ms, and a page within an agent 6-26 ms; main's code on the same store (load
 3-8) took 38-2,268 ms and 37-409 ms.
 
@@ -45,7 +47,7 @@ from sqlite_utils import Database
 
 from store.db.postgres import is_postgres
 from store.db.schema import SEARCH_DOC_BITS
-from store.db.schema_pg import FACET_PREFIXES, facet_lexeme
+from store.db.schema_pg import FACET_PREFIXES, FLAG_LEXEMES, facet_lexeme
 from store.rows import Count
 from store.sorted_runs import SortedRuns, WalkedRuns
 from store.tallies import tally
@@ -271,7 +273,7 @@ def _quoted(lexeme: str) -> str:
 
 def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
     """The active `filters` other than the search as `search_runs`' facet lexemes and flags (PostgreSQL),
-    or None when one of them is not held there (`undelivered`, or a value too long for a lexeme)."""
+    or None when one of them is not held there (a value too long for a lexeme)."""
     if not is_postgres(db):
         return None
     lexemes: list[str] = []
@@ -285,6 +287,9 @@ def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
             continue
         if name == "withheld":
             any_of.append(tuple(facet_lexeme("outcome", o) or "" for o in WITHHOLDING))
+            continue
+        if name in FLAG_LEXEMES:  # `w` (schema m025)
+            lexemes.append(FLAG_LEXEMES[name])
             continue
         if name not in FACET_PREFIXES or not isinstance(value, str):
             return None
@@ -363,8 +368,8 @@ def _unwindowed_read(docs_per_run: float, runs: int) -> SearchRead:
 
 
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
-    """PostgreSQL, a page that `SortedRuns` does not read (two words, or a filter `search_runs` does not
-    hold: `has_findings`, `withheld`, `undelivered`): a GIN match visits the row of every match, and reading every match of a window costs what
+    """PostgreSQL, a page that `SortedRuns` does not read (one jumped to by an offset, or a filter value too
+    long for a lexeme) of a query that is one token or whose matching documents are not few: a GIN match visits the row of every match, and reading every match of a window costs what
     reading them all does, so a page reads a rare word's runs (from `search_runs`, one row a run) and tests
     any other word run by run as it walks. Measured at a million runs with an agent filter (4.5% of the
     runs; pages of 100 newest first with their unlabelled counts, default server settings, load 0.7-0.9 on

@@ -696,4 +696,10 @@ def m024_search_doc_runs(db: Database) -> None:
     SQLite, whose FTS5 index is read so already."""
 
 
+@migrations()
+def m025_search_run_flags(db: Database) -> None:
+    """PostgreSQL keeps whether the person received nothing (`w`) beside each run's search tokens, as the
+    equality filters (m022; `schema_pg`'s form). Nothing changes on SQLite."""
+
+
 SCHEMA_VERSION = len(migrations._migrations)
