@@ -72,13 +72,8 @@ PG_ALL_TOKENS = "replace(fts5_query(?)::text, ' <-> ', ' & ')::tsquery"
 #: A run (alias `w`) holds every token of a query of more tokens: a candidate, its documents to be matched.
 PG_RUN_HOLDS_TOKENS = f"w.tokens @@ {PG_ALL_TOKENS}"
 #: One of a run's (alias `w`) documents matches a query (PostgreSQL): a seek of the run's id range in the
-#: primary key, its few documents tested. `IS TRUE` keeps the match out of the GIN index: the planner,
-#: guessing the range of a parameter wide (0.5% of the documents), would otherwise intersect it with the
-#: query's whole match, built again for every run.
-PG_RUN_DOCS_MATCH = (
-    "EXISTS (SELECT 1 FROM search s WHERE (s.tsv @@ fts5_query(?)) IS TRUE "
-    f"AND s.rowid >= (w.run << {SEARCH_DOC_BITS}) AND s.rowid < ((w.run + 1) << {SEARCH_DOC_BITS}))"
-)
+#: primary key, its few documents tested (schema m024).
+PG_RUN_DOCS_MATCH = "run_docs_match(w.run, fts5_query(?))"
 #: The runs of at most `?` documents matching a query, and how many documents were read (PostgreSQL: by the
 #: documents' GIN index alone, schema m024).
 PG_DOC_RUNS_UP_TO = "SELECT count(*), array_agg(DISTINCT m.run) FROM search_doc_runs(fts5_query(?), ?) AS m"
@@ -108,15 +103,15 @@ SAMPLE_DOCS = 2_000
 #: PostgreSQL: below this many matching runs (by its statistics) a page `SortedRuns` does not read drives,
 #: from it probes (both cost 40-85 ms a page at 14,000-16,000 runs of a million: see `_postgres_read`).
 PG_RARE_RUNS = 16_000
-#: PostgreSQL, a query of more tokens: up to this many of its matching documents are read to learn whether
-#: they are few (their runs are then sorted), and a walk of `search_runs` for a page starts with a block of
-#: PG_FIRST_BLOCK runs and reads the matches whole after PG_MAX_WALK.
+#: PostgreSQL, a query of more tokens: a page walks `search_runs` from a block of PG_FIRST_BLOCK runs; where
+#: the matches met say it would walk more than PG_MAX_WALK runs, up to PG_FEW_DOCS of its matching documents
+#: are read (their runs then sorted), or, more matching, every match.
 PG_FEW_DOCS = 8_000
 #: PostgreSQL, the capped count of a query of more tokens reads up to this many of its matching documents
 #: per run counted (a run's documents are 3.7 on average, those matching fewer).
 PG_COUNT_DOCS_PER_RUN = 2
 PG_FIRST_BLOCK = 1_000
-PG_MAX_WALK = 64_000
+PG_MAX_WALK = 20_000
 
 
 @dataclass(frozen=True)
@@ -198,17 +193,16 @@ def postgres_doc_runs(db: Database, query: str, cap: int) -> list[int] | None:
     return None if int(found) > cap else sorted(int(r) for r in rowids or [])
 
 
-def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> SortedRuns | WalkedRuns:
-    """A page of runs matching `query`, a query of more tokens (two words, a phrase), within `facets`: when
-    at most PG_FEW_DOCS documents match, their runs (read first: `postgres_doc_runs`) are sorted; otherwise
-    runs are walked in the page's order in `search_runs`, each run holding every token (positions aside:
-    a stripped tsvector holds none, so a phrase is tested as its tokens) sought in its own documents. The
-    per-token statistics cannot choose between the two: two common words may share few documents."""
+def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> WalkedRuns:
+    """A page of runs matching `query`, a query of more tokens (two words, a phrase), within `facets`: runs
+    are walked in the page's order in `search_runs`, each run holding every token (positions aside: a
+    stripped tsvector holds none, so a phrase is tested as its tokens) sought in its own documents; where
+    the matches walked say the walk would be long, the runs of its matching documents are read and sorted
+    if at most PG_FEW_DOCS documents match (`postgres_doc_runs`: the documents' GIN index intersects the
+    tokens' entries), else every match is read. The per-token statistics cannot choose: two common words
+    may share few documents; and reading the few first costs what intersecting two common words' entries
+    does (40 ms at a million runs for "source gateway", whose walk fills a page in 1,200 runs)."""
     on_w, facet_params = (facets or Facets(())).on_w()
-    found = postgres_doc_runs(db, query, PG_FEW_DOCS)
-    if found is not None:
-        match = " AND ".join(["w.run = ANY(?)", *on_w])
-        return SortedRuns("search_runs", match, (found, *facet_params), "run", "rowid", fenced=True)
     tokens_sql = PG_RUN_HOLDS_TOKENS
     tokens_params: list[Any] = [query]
     if facets and facets.tsquery:
@@ -217,6 +211,14 @@ def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> Sor
     has_findings = ["w.findings > 0"] if facets and facets.has_findings else []
     walk = " AND ".join([tokens_sql, *has_findings, PG_RUN_DOCS_MATCH])
     whole = " AND ".join([f"w.run IN ({MATCHED_RUNS})", *on_w])
+
+    def drive() -> SortedRuns | None:
+        found = postgres_doc_runs(db, query, PG_FEW_DOCS)
+        if found is None:
+            return None
+        match = " AND ".join(["w.run = ANY(?)", *on_w])
+        return SortedRuns("search_runs", match, (found, *facet_params), "run", "rowid", fenced=True)
+
     return WalkedRuns(
         db,
         "search_runs",
@@ -225,6 +227,7 @@ def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> Sor
         "run",
         "rowid",
         SortedRuns("search_runs", whole, (query, *facet_params), "run", "rowid", fenced=True),
+        drive=drive,
         first_block=PG_FIRST_BLOCK,
         max_walk=PG_MAX_WALK,
     )

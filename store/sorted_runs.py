@@ -5,6 +5,7 @@ only the page's own runs' rows of the wide `runs` table are read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,11 +67,11 @@ def kind_runs(kind: str) -> SortedRuns:
 class WalkedRuns:
     """PostgreSQL, a page whose runs no index finds by themselves (a query of more tokens, whose runs are
     matched document by document): `source`'s rows (alias `w`) are walked in the order's index in blocks,
-    each block's rows tested against `match` (the first `first_block` rows, then each block four times the
-    last), until the page has its runs. A walk of `max_walk` rows that has not filled the page reads the
-    matching rows whole instead (`whole`, fenced: read then sorted). Each block is one statement that
-    returns its matching runs and its last row's keys (where the next block starts); the page's runs are
-    then read by their rowids."""
+    each block's rows tested against `match`, the first of `first_block` rows, each next one sized by the
+    share of matches walked so far (one statement a block: its matching runs and its last row's keys, where
+    the next starts). Where that share says the page would walk more than `max_walk` rows in all, the
+    matching runs are read and sorted instead (`drive`, when it finds them few), or the matches whole
+    (`whole`). The page's runs are then read by their rowids."""
 
     db: Any
     source: str
@@ -79,8 +80,9 @@ class WalkedRuns:
     run: str
     runs_column: str
     whole: SortedRuns
+    drive: Callable[[], SortedRuns | None] | None = None
     first_block: int = 1_000
-    max_walk: int = 64_000
+    max_walk: int = 20_000
 
     def condition(
         self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
@@ -95,8 +97,6 @@ class WalkedRuns:
         after: list[Any] | None = None
         block, walked = int(self.first_block), 0
         while len(found) < want:
-            if walked >= self.max_walk:
-                return self.whole.condition(keys, desc, extra, extra_params, want)
             conds, params = list(on_w), list(extra_params)
             if after is not None:
                 # within a segment the first key is NULL in every row or in none (`store.runs._segments`)
@@ -118,5 +118,13 @@ class WalkedRuns:
             if last is None or int(last[1]) < block:  # the walk reached the end of the order
                 break
             after = list(last[3:])
-            block *= 4
+            needed = want - len(found)
+            if needed <= 0:
+                break
+            # rows still to walk at the share of matches seen so far (at least one match assumed)
+            ahead = needed * walked / max(1, len(found))
+            if walked + ahead > self.max_walk:
+                chosen = self.drive() if self.drive is not None else None
+                return (chosen or self.whole).condition(keys, desc, extra, extra_params, want)
+            block = max(int(self.first_block), min(4 * block, int(ahead * 1.5) + 1))
         return f"r.{self.runs_column} = ANY(?)", [found[:want]]

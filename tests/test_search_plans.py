@@ -407,13 +407,14 @@ PHRASES = (
     "997-synthetic",
     "prompt 997",
 )
-#: PostgreSQL's reads of them: their few documents' runs sorted (the bound not reached); a walk of
-#: `search_runs` in blocks (first of 7 runs, so several blocks and where each ends are used); the same walk
-#: given up after 40 runs for reading the matches whole.
+#: PostgreSQL's reads of them: a walk of `search_runs` (here every run in one block; in blocks of 7, so
+#: several blocks and where each ends are used); the walk given up for the runs of the few matching
+#: documents, sorted; given up with more documents matching than that, for every match read whole.
 PHRASE_READS = {
-    "few documents": {},
-    "walk": {"PG_FEW_DOCS": 3, "PG_FIRST_BLOCK": 7, "PG_COUNT_DOCS_PER_RUN": 0},
-    "walk given up": {"PG_FEW_DOCS": 3, "PG_FIRST_BLOCK": 7, "PG_MAX_WALK": 40, "PG_COUNT_DOCS_PER_RUN": 0},
+    "walk": {},
+    "walk in blocks": {"PG_FIRST_BLOCK": 7, "PG_COUNT_DOCS_PER_RUN": 0},
+    "few documents": {"PG_FIRST_BLOCK": 7, "PG_MAX_WALK": 10},
+    "every match": {"PG_FEW_DOCS": 3, "PG_FIRST_BLOCK": 7, "PG_MAX_WALK": 40, "PG_COUNT_DOCS_PER_RUN": 0},
 }
 
 
@@ -461,6 +462,8 @@ def _rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> dict[str, in
         if not sql.lstrip().upper().startswith("SELECT"):
             continue
         for node in _nodes(_explain(db, sql, params)):
+            if node.get("Function Name") == "search_doc_runs":  # the documents' GIN index (schema m024)
+                read["search_doc_runs"] = read.get("search_doc_runs", 0) + int(node["Actual Rows"])
             if "Relation Name" in node:
                 visited = sum(
                     int(node.get(n, 0))
@@ -474,16 +477,23 @@ def _rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> dict[str, in
 @pytest.mark.usefixtures("scaled")
 @pytest.mark.parametrize("sort", ["newest", "oldest"])
 def test_a_postgresql_page_of_two_words_few_documents_share_reads_those_documents(
-    synthetic_postgresql_store: Any, postgresql_statements: list[tuple[str, list[Any]]], sort: str
+    synthetic_postgresql_store: Any,
+    postgresql_statements: list[tuple[str, list[Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+    sort: str,
 ) -> None:
     """Each of two words is in every run, both in no one document ("failing incidents"), or in eleven
     ("service 5 incidents"): by its statistics neither word is rare, so the page walked runs seeking each
-    in the index (1,000 runs' rows read, and 5 s a page at a million runs for two words 1,400 runs share);
-    it reads the few documents holding both (the GIN index intersects the words' entries) and their runs."""
+    in the index (1,000 runs' rows read, and 5 s a page at a million runs for two words 1,400 runs share).
+    It walks a first block of runs (50 here), and, the matches met there saying the walk would be long,
+    reads the few documents holding both (the GIN index intersects the words' entries) and their runs."""
+    monkeypatch.setattr(search, "PG_FIRST_BLOCK", 50)
+    monkeypatch.setattr(search, "PG_MAX_WALK", 200)
     db = synthetic_postgresql_store
     for text, matching in (("failing incidents", 0), ("service 5 incidents", 11)):
         postgresql_statements.clear()
         page = runs.runs_page(db, search=text, sort=sort, limit=40)
         assert len(page) == matching
         read = _rows_read(db, list(postgresql_statements))
-        assert read.get("runs", 0) <= 40 and read.get("search_text", 0) <= 2 * matching, (text, read)
+        assert read.get("runs", 0) <= 40 and read.get("search_runs", 0) <= 50 + 2 * matching, (text, read)
+        assert "search_doc_runs" in read, read
