@@ -8,8 +8,8 @@ The store is built as `bench.million.replicated_store` builds the SQLite one: a 
 `--base-runs` runs of 40-60 events, ten a file) ingested through the real ingest into a fresh database of its
 own, then its runs, findings and full-text documents repeated `--copies` times in SQL under new keys (copy c
 adds `~c` to every key and id and shifts start times past the base's span; a document's id carries its new
-run's rowid, as schema m011 wants; `search_runs` and `run_kinds` are refilled after, their triggers off
-during the copy). Tool calls, events, coverage and evictions are not repeated: no screen
+run's rowid, as schema m011 wants; `search_runs` is filled by its triggers, `run_kinds` refilled from the
+findings after). Tool calls, events, coverage and evictions are not repeated: no screen
 counts or filters on them. During the copy the tally triggers are disabled and the secondary indexes dropped;
 afterwards the indexes are recreated from their own definitions and the tallies recounted from the rows
 (`store.tallies.rebuild_tallies`, as the migrations do), checked against count(*), then VACUUM ANALYZE.
@@ -34,11 +34,6 @@ DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_million"
 #: The tables the copy writes, whose secondary indexes are dropped during it and rebuilt after.
 COPIED = ("runs", "findings", "search_docs", "search_text", "search_runs")
-#: The tables whose triggers are off during the copy: the tallies', `run_kinds`' and `search_runs`' (each
-#: refilled after). `search_runs`' triggers on `search_text` read each run's findings by run (schema m022),
-#: with the findings' run index dropped: a scan of every finding per run copied (a million-run build did
-#: not finish the copy of the documents in 25 minutes; 100,000 runs took over 11).
-TRIGGERS_OFF = ("runs", "findings", "search_text")
 
 
 def recreate_database(server: str, name: str) -> str:
@@ -95,7 +90,6 @@ def replicate(url: str, copies: int) -> float:
 
     from store.db.schema import COLUMNS, SEARCH_DOC_BITS
     from store.db.schema_pg import RUN_KINDS_ROWS
-    from store.db.schema_pg import _search_runs_rows as search_runs_rows
 
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
@@ -109,11 +103,10 @@ def replicate(url: str, copies: int) -> float:
             [list(COPIED)],
         ).fetchall()
         with conn.transaction():
-            for table in TRIGGERS_OFF:
+            for table in ("runs", "findings"):
                 conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
             for name, _ in indexes:
                 conn.execute(f'DROP INDEX "{name}"')
-            refilled = False
             tag = "'~' || c"
             copies_sql = f"generate_series(1, {int(copies) - 1}) AS c"
             renamed = {
@@ -152,25 +145,10 @@ def replicate(url: str, copies: int) -> float:
                 "JOIN search_text t ON t.id = c.old"
             )
             print(f"search documents copied: {time.perf_counter() - started:.0f} s", flush=True)
-
-            # search_runs' own indexes last: its rows are written again first, reading the findings by run
-            def refill() -> None:
-                conn.execute("TRUNCATE search_runs")
-                conn.execute(
-                    "INSERT INTO search_runs (run, started_ms, key, findings, tokens) "
-                    + search_runs_rows("search_text", facets=True, flags=True)
-                )
-                print(f"search_runs written again: {time.perf_counter() - started:.0f} s", flush=True)
-
-            for name, definition in sorted(indexes, key=lambda i: "ON public.search_runs " in i[1]):
-                if "ON public.search_runs " in definition and not refilled:
-                    refill()
-                    refilled = True
+            for name, definition in indexes:
                 conn.execute(definition)
                 print(f"index {name} rebuilt: {time.perf_counter() - started:.0f} s", flush=True)
-            if not refilled:
-                refill()
-            for table in TRIGGERS_OFF:
+            for table in ("runs", "findings"):
                 conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
             # the copied findings' (kind, run) pairs, which run_kinds' triggers (disabled with the tallies') missed
             conn.execute("TRUNCATE run_kinds")
