@@ -28,8 +28,8 @@ Nor does one within equality filters (a finding kind, an agent, an outcome, a te
 the filters are one tsquery (the GIN index intersects their runs, or the planner walks an order's index),
 for the page and for the capped count alike; nor within `f` (runs with findings: the row's `findings`),
 withheld runs (one of the withholding outcomes' lexemes) or `w` (a lexeme of its own, schema m025). A query
-of more tokens (two words, a phrase) reads the runs of its matching documents when they are few, else walks
-`search_runs` (`postgres_phrase_runs`). Measured at a million runs (load 2.7): a count of a word's
+of more tokens (two words, a phrase) walks `search_runs` testing each run's documents, and reads the runs
+of its matching documents instead where the walk would be long (`postgres_phrase_runs`). Measured at a million runs (load 2.7): a count of a word's
 runs within a finding kind 4-51 ms, and a page within an agent 6-26 ms; main's code on the same store (load
 3-8) took 38-2,268 ms and 37-409 ms.
 
@@ -58,10 +58,8 @@ from store.windows import rowid_bounds
 MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
 #: PostgreSQL (schema m018): a run (alias `w`, its row of `search_runs`: every token of its documents,
 #: GIN-indexed) holds a one-token query's token. Reading runs so, not their matching documents, visits one
-#: narrow row a run. A query of more tokens (two words, a phrase) is still matched document by document
-#: (the GIN index of `search_text` intersects its tokens' entries, and FTS5 wants them in one document):
-#: testing each run holding all of them against its documents cost seconds where many runs hold two
-#: common words that no one document holds together.
+#: narrow row a run. A query of more tokens (two words, a phrase) is matched document by document (FTS5
+#: wants them in one document): a run holding all of them is only a candidate (`postgres_phrase_runs`).
 PG_RUN_HOLDS = "w.tokens @@ fts5_query(?)"
 #: The same, and the run's facet lexemes (schema m022: its finding kinds, agent, outcome...) hold each of a
 #: tsquery's: one match of the GIN index, or of each row walked, for a word and other filters.
