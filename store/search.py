@@ -27,7 +27,7 @@ Nor does one within equality filters (a finding kind, an agent, an outcome, a te
 `search_runs` holds each run's values of those as lexemes beside its tokens (schema m022), so the word and
 the filters are one tsquery (the GIN index intersects their runs, or the planner walks an order's index),
 for the page and for the capped count alike; nor within `f` (runs with findings: the row's `findings`),
-withheld runs (one of the withholding outcomes' lexemes) or `w` (a lexeme of its own, schema m025). A query
+withheld runs (one of the withholding outcomes' lexemes) or `w` (a lexeme of its own, schema m026). A query
 of more tokens (two words, a phrase) walks `search_runs` testing each run's documents, and reads the runs
 of its matching documents instead where the walk would be long (`postgres_phrase_runs`). Measured at a million runs (load 2.7): a count of a word's
 runs within a finding kind 4-51 ms, and a page within an agent 6-26 ms; main's code on the same store (load
@@ -70,10 +70,10 @@ PG_ALL_TOKENS = "replace(fts5_query(?)::text, ' <-> ', ' & ')::tsquery"
 #: A run (alias `w`) holds every token of a query of more tokens: a candidate, its documents to be matched.
 PG_RUN_HOLDS_TOKENS = f"w.tokens @@ {PG_ALL_TOKENS}"
 #: One of a run's (alias `w`) documents matches a query (PostgreSQL): a seek of the run's id range in the
-#: primary key, its few documents tested (schema m024).
+#: primary key, its few documents tested (schema m025).
 PG_RUN_DOCS_MATCH = "run_docs_match(w.run, fts5_query(?))"
 #: The runs of at most `?` documents matching a query, and how many documents were read (PostgreSQL: by the
-#: documents' GIN index alone, schema m024).
+#: documents' GIN index alone, schema m025).
 PG_DOC_RUNS_UP_TO = "SELECT count(*), array_agg(DISTINCT m.run) FROM search_doc_runs(fts5_query(?), ?) AS m"
 #: The rowids of the runs holding a one-token query's token, on PostgreSQL.
 PG_TOKEN_RUNS = f"SELECT w.run FROM search_runs w WHERE {PG_RUN_HOLDS}"
@@ -292,7 +292,7 @@ def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
         if name == "withheld":
             any_of.append(tuple(facet_lexeme("outcome", o) or "" for o in WITHHOLDING))
             continue
-        if name in FLAG_LEXEMES:  # `w` (schema m025)
+        if name in FLAG_LEXEMES:  # `w` (schema m026)
             lexemes.append(FLAG_LEXEMES[name])
             continue
         if name not in FACET_PREFIXES or not isinstance(value, str):

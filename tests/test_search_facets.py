@@ -175,7 +175,7 @@ def test_postgresql_keeps_each_runs_filters_beside_its_tokens_as_they_change() -
             assert (agree(kind="yy"), agree(pack_version="p@1"), agree(agent=odd)) == (0, 0, 1)
             db.execute("UPDATE runs SET agent_id = 'san-triage' WHERE key = ?", [keys[2]])
             assert agree(agent=odd) == 0
-            nothing = agree(undelivered=True)  # `w` follows a run's delivery (schema m025)
+            nothing = agree(undelivered=True)  # `w` follows a run's delivery (schema m026)
             db.execute("UPDATE runs SET delivered = 1 - delivered, outcome = 'x' WHERE key = ?", [keys[4]])
             assert agree(undelivered=True) != nothing
             db.execute("UPDATE runs SET delivered = NULL WHERE key = ?", [keys[4]])
@@ -201,7 +201,7 @@ def test_a_postgresql_page_of_a_word_with_findings_or_withheld_reads_only_its_ow
     synthetic_postgresql_store: Any, runs_statements: list[tuple[str, list[Any]]], filters: dict[str, Any]
 ) -> None:
     """`f` (runs with findings), withheld runs and `w` (no answer) are held in `search_runs` too (its
-    `findings` column, the outcomes' lexemes, a lexeme of its own: schema m025), so a page of a word within them chooses its runs there, in every order: only the
+    `findings` column, the outcomes' lexemes, a lexeme of its own: schema m026), so a page of a word within them chooses its runs there, in every order: only the
     page's own rows of `runs` are read, never every run walked past or matched."""
     db = synthetic_postgresql_store
     for sort in ("newest", "oldest", "most-findings"):

@@ -247,7 +247,7 @@ def test_postgresql_counts_a_words_runs_without_reading_its_documents(
     """The capped count of a one-token query reads the runs' own rows of tokens: no document row is read
     (counting runs from their matching documents visited every document's row: 0.3-0.9 s for a middling word
     at a million runs). Two words or a phrase are matched document by document, by the documents' GIN index
-    alone (`search_doc_runs`, schema m024: testing each run holding all the tokens against its documents took
+    alone (`search_doc_runs`, schema m025: testing each run holding all the tokens against its documents took
     seconds for common words)."""
     statements = postgresql_statements
     for text, reads in (("failing", {"search_runs"}), ("failing incidents", {"search_doc_runs"})):
@@ -462,7 +462,7 @@ def _rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> dict[str, in
         if not sql.lstrip().upper().startswith("SELECT"):
             continue
         for node in _nodes(_explain(db, sql, params)):
-            if node.get("Function Name") == "search_doc_runs":  # the documents' GIN index (schema m024)
+            if node.get("Function Name") == "search_doc_runs":  # the documents' GIN index (schema m025)
                 read["search_doc_runs"] = read.get("search_doc_runs", 0) + int(node["Actual Rows"])
             if "Relation Name" in node:
                 visited = sum(

@@ -799,7 +799,7 @@ FACET_PREFIXES = {
     "pack_version": " pack ",
 }
 #: Flags of the runs screen a run's row of `search_runs` holds as a lexeme of its own when they hold (schema
-#: m025; a space first, as FACET_PREFIXES): `w`, the person received nothing.
+#: m026; a space first, as FACET_PREFIXES): `w`, the person received nothing.
 FLAG_LEXEMES = {"undelivered": " undelivered"}
 #: Where each filter's values are: the run's own columns, or its findings' (alias f).
 _RUN_FACET_COLUMNS = {"agent": "agent_id", "outcome": "outcome", "tenant": "tenant"}
@@ -815,7 +815,7 @@ def facet_lexeme(name: str, value: str) -> str | None:
 def run_facets_sql(run: str, *, flags: bool = False) -> str:
     """A tsvector of the facet lexemes of the run `run` (a row of `runs`, or NULLs for no run): its agent,
     outcome and tenant, and its findings' kinds and pack versions (a NULL value has none, as the filter's
-    `=` never holds for it); with `flags` (schema m025), FLAG_LEXEMES["undelivered"] when the person received
+    `=` never holds for it); with `flags` (schema m026), FLAG_LEXEMES["undelivered"] when the person received
     nothing."""
     own = ", ".join(f"'{FACET_PREFIXES[n]}' || {run}.{c}" for n, c in _RUN_FACET_COLUMNS.items())
     if flags:
@@ -895,7 +895,7 @@ SEARCH_FACETS_TRIGGERS = {
 
 
 def _search_facets_triggers(db: PgDatabase, *, flags: bool) -> None:
-    """The triggers writing `search_runs`' facet lexemes (and, with `flags`, its flags': schema m025) as
+    """The triggers writing `search_runs`' facet lexemes (and, with `flags`, its flags': schema m026) as
     documents, findings and runs change."""
     _search_runs_text_triggers(db, facets=True, flags=flags)
     with_search = "FROM runs r JOIN search_runs s ON s.run = r.rowid"
@@ -929,7 +929,7 @@ def _search_facets_triggers(db: PgDatabase, *, flags: bool) -> None:
     )
 
 
-def pg_m025_search_run_flags(db: PgDatabase) -> None:
+def pg_m026_search_run_flags(db: PgDatabase) -> None:
     """Each run's row of `search_runs` also holds a lexeme for `w` when the person received nothing
     (`FLAG_LEXEMES`), kept as its facets are: a search with `w` is then one match of one row a run, as with
     the equality filters (m022), where it read or walked the runs' own rows. Its triggers are made again
@@ -949,7 +949,7 @@ def pg_m025_search_run_flags(db: PgDatabase) -> None:
         db.execute("ANALYZE search_runs")  # the new lexeme's share, which a page's read is chosen by
 
 
-def pg_m024_search_doc_runs(db: PgDatabase) -> None:
+def pg_m025_search_doc_runs(db: PgDatabase) -> None:
     """`search_doc_runs(q, n)`: the runs of up to `n` documents matching the tsquery `q` (one row a
     document; and `run_docs_match`, below), read by the documents' GIN index and nothing else: the function's own settings forbid a
     sequential scan and a walk of the primary key. A query of more tokens learns so whether its matching
@@ -998,8 +998,8 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m021_findings_by_code": pg_m021_findings_by_code,
     "m022_search_run_facets": pg_m022_search_run_facets,
     "m023_tool_named_tally": pg_m023_tool_named_tally,
-    "m024_search_doc_runs": pg_m024_search_doc_runs,
-    "m025_search_run_flags": pg_m025_search_run_flags,
+    "m025_search_doc_runs": pg_m025_search_doc_runs,
+    "m026_search_run_flags": pg_m026_search_run_flags,
 }
 
 
