@@ -222,7 +222,9 @@ def finish(url: str) -> None:
     )
 
 
-def screen_rows(url: str, words: dict[str, str], repeats: int) -> list[list[str]]:
+def screen_rows(
+    url: str, words: dict[str, str], repeats: int, only: list[str] | None = None
+) -> list[list[str]]:
     from store import runs
     from store.db.connection import open_database
 
@@ -231,6 +233,8 @@ def screen_rows(url: str, words: dict[str, str], repeats: int) -> list[list[str]
     n_runs = runs.count_runs(db)
     rows = []
     for name, fn in screen_cases(db, words):
+        if only and not any(part in name for part in only):
+            continue
         spread = repeat(fn, max(repeats, 5))
         met = "yes" if spread.median < BUDGET_S else "NO"
         rows.append(
@@ -266,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="an already replicated --database: recount its tallies, VACUUM ANALYZE and time it",
     )
+    parser.add_argument(
+        "--only", action="append", help="time only the cases whose name holds this text (repeatable)"
+    )
+    parser.add_argument(
+        "--no-finish", action="store_true", help="with --reuse: time it as it is (no recount, no VACUUM)"
+    )
     args = parser.parse_args(argv)
     import psycopg
 
@@ -276,12 +286,12 @@ def main(argv: list[str] | None = None) -> int:
             recreate_database(args.server, args.database)
             ingest_base(url, args.base_runs)
             replicate(url, args.copies)
-        else:
+        elif not args.no_finish:
             finish(url)
         with psycopg.connect(url, autocommit=True) as conn:
             chosen = words(conn)
         print(f"words: {chosen}; load {os.getloadavg()}", flush=True)
-        rows = screen_rows(url, chosen, args.repeats)
+        rows = screen_rows(url, chosen, args.repeats, args.only)
     finally:
         if not args.keep:
             drop_database(args.server, args.database)

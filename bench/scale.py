@@ -311,6 +311,15 @@ def queue_opening(db: Any, sort: str | None = None, **filters: Any) -> Any:
     )
 
 
+#: Searches of more tokens (`bench.corpus`'s words): two words each common that few documents hold together
+#: (1,400 runs of a million), a phrase (tokens "v2", "14", "3"), two common words often together.
+PHRASES = {
+    "two words few documents share": "failover retry",
+    "a phrase": "v2.14.3",
+    "two common words": "source gateway",
+}
+
+
 def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[], Any]]]:
     """Every screen query, as the app's service calls it, on `db` (SQLite or PostgreSQL): the runs screen's
     pages and counts by filter and search word, the facets, and the queue's first page in every order."""
@@ -406,6 +415,47 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
                 (
                     f"full-text search count within an outcome (refused; {label} word: {word})",
                     lambda word=word: runs.count_runs_at_most(db, search=word, outcome="refused"),
+                ),
+            )
+        ),
+        *(
+            case
+            for label, text in PHRASES.items()
+            for case in (
+                (f"full-text search page ({label}: {text})", runs_screen(search=text)),
+                (
+                    f"full-text search count ({label}: {text})",
+                    lambda text=text: runs.count_runs_at_most(db, search=text),
+                ),
+                (
+                    f"full-text search page, most findings first ({label}: {text})",
+                    runs_screen(search=text, sort="most-findings"),
+                ),
+                (
+                    f"full-text search page with findings (f; {label}: {text})",
+                    runs_screen(search=text, has_findings=True),
+                ),
+            )
+        ),
+        *(
+            case
+            for label, word in words.items()
+            for case in (
+                (
+                    f"full-text search page with findings (f; {label} word: {word})",
+                    runs_screen(search=word, has_findings=True),
+                ),
+                (
+                    f"full-text search count with findings (f; {label} word: {word})",
+                    lambda word=word: runs.count_runs_at_most(db, search=word, has_findings=True),
+                ),
+                (
+                    f"full-text search page withheld ({label} word: {word})",
+                    runs_screen(search=word, withheld=True),
+                ),
+                (
+                    f"full-text search page with no answer (w; {label} word: {word})",
+                    runs_screen(search=word, undelivered=True),
                 ),
             )
         ),

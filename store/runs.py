@@ -17,14 +17,12 @@ from store.rows import Count, fetch_rows, finding_out, run_out
 from store.search import (
     Walk,
     count_matching_runs_at_most,
-    fts_query,
     postgres_facets,
-    postgres_one_token,
     postgres_sorted_runs,
     search_condition,
     search_windows,
 )
-from store.sorted_runs import SortedRuns, kind_runs
+from store.sorted_runs import SortedRuns, WalkedRuns, kind_runs
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 from store.windows import count_by_windows
@@ -268,10 +266,10 @@ def runs_page(
     return out
 
 
-def _sorted_runs(db: Database, sort: str, active: dict[str, Any]) -> SortedRuns | None:
+def _sorted_runs(db: Database, sort: str, active: dict[str, Any]) -> SortedRuns | WalkedRuns | None:
     """Where a page's runs are chosen before their rows are read (`store.sorted_runs`): on PostgreSQL a
-    one-token search alone or with equality filters `search_runs` holds (schema m022), in any order, and a
-    finding kind alone, newest or oldest first."""
+    search alone or with filters `search_runs` holds (equality filters, schema m022; `f`; withheld), in any
+    order, and a finding kind alone, newest or oldest first."""
     if set(active) == {"search"}:
         return postgres_sorted_runs(db, str(active["search"]))
     if "search" in active and (facets := postgres_facets(db, active)) is not None:
@@ -363,7 +361,7 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     if set(active) == {"search"}:
         return count_matching_runs_at_most(db, str(active["search"]), cap)
     facets = None if "search" not in active else postgres_facets(db, active)
-    if facets is not None and postgres_one_token(db, fts_query(str(active["search"]))):
+    if facets is not None:
         return count_matching_runs_at_most(db, str(active["search"]), cap, facets)
     windowed = _count_in_windows(db, active, cap)
     if windowed is not None:

@@ -26,7 +26,10 @@ its runs from `search_runs` (schema m018), which holds every sort's keys, and th
 Nor does one within equality filters (a finding kind, an agent, an outcome, a tenant, a pack version):
 `search_runs` holds each run's values of those as lexemes beside its tokens (schema m022), so the word and
 the filters are one tsquery (the GIN index intersects their runs, or the planner walks an order's index),
-for the page and for the capped count alike. Measured at a million runs (load 2.7): a count of a word's
+for the page and for the capped count alike; nor within `f` (runs with findings: the row's `findings`),
+withheld runs (one of the withholding outcomes' lexemes) or `w` (a lexeme of its own, schema m026). A query
+of more tokens (two words, a phrase) walks `search_runs` testing each run's documents, and reads the runs
+of its matching documents instead where the walk would be long (`postgres_phrase_runs`). Measured at a million runs (load 2.7): a count of a word's
 runs within a finding kind 4-51 ms, and a page within an agent 6-26 ms; main's code on the same store (load
 3-8) took 38-2,268 ms and 37-409 ms.
 
@@ -44,23 +47,34 @@ from sqlite_utils import Database
 
 from store.db.postgres import is_postgres
 from store.db.schema import SEARCH_DOC_BITS
-from store.db.schema_pg import FACET_PREFIXES, facet_lexeme
+from store.db.schema_pg import FACET_PREFIXES, FLAG_LEXEMES, facet_lexeme
 from store.rows import Count
-from store.sorted_runs import SortedRuns
+from store.sorted_runs import SortedRuns, WalkedRuns
+from store.tallies import tally
+from store.vocab import WITHHOLDING
 from store.windows import rowid_bounds
 
 #: The rowids of the runs a full-text query matches, read from the document ids alone (schema m011).
 MATCHED_RUNS = f"SELECT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ?"
 #: PostgreSQL (schema m018): a run (alias `w`, its row of `search_runs`: every token of its documents,
 #: GIN-indexed) holds a one-token query's token. Reading runs so, not their matching documents, visits one
-#: narrow row a run. A query of more tokens (two words, a phrase) is still matched document by document
-#: (the GIN index of `search_text` intersects its tokens' entries, and FTS5 wants them in one document):
-#: testing each run holding all of them against its documents cost seconds where many runs hold two
-#: common words that no one document holds together.
+#: narrow row a run. A query of more tokens (two words, a phrase) is matched document by document (FTS5
+#: wants them in one document): a run holding all of them is only a candidate (`postgres_phrase_runs`).
 PG_RUN_HOLDS = "w.tokens @@ fts5_query(?)"
 #: The same, and the run's facet lexemes (schema m022: its finding kinds, agent, outcome...) hold each of a
 #: tsquery's: one match of the GIN index, or of each row walked, for a word and other filters.
 PG_RUN_HOLDS_FACETS = "w.tokens @@ (fts5_query(?) && ?::tsquery)"
+#: PostgreSQL, a query of more tokens: the tsquery of every one of its tokens, anywhere in a run (a stripped
+#: tsvector, such as `search_runs.tokens`, holds no positions and matches no phrase: `<->` becomes `&`).
+PG_ALL_TOKENS = "replace(fts5_query(?)::text, ' <-> ', ' & ')::tsquery"
+#: A run (alias `w`) holds every token of a query of more tokens: a candidate, its documents to be matched.
+PG_RUN_HOLDS_TOKENS = f"w.tokens @@ {PG_ALL_TOKENS}"
+#: One of a run's (alias `w`) documents matches a query (PostgreSQL): a seek of the run's id range in the
+#: primary key, its few documents tested (schema m025).
+PG_RUN_DOCS_MATCH = "run_docs_match(w.run, fts5_query(?))"
+#: The runs of at most `?` documents matching a query, and how many documents were read (PostgreSQL: by the
+#: documents' GIN index alone, schema m025).
+PG_DOC_RUNS_UP_TO = "SELECT count(*), array_agg(DISTINCT m.run) FROM search_doc_runs(fts5_query(?), ?) AS m"
 #: The rowids of the runs holding a one-token query's token, on PostgreSQL.
 PG_TOKEN_RUNS = f"SELECT w.run FROM search_runs w WHERE {PG_RUN_HOLDS}"
 #: One run's documents match: a seek of the run's id range in the index (a window's runs outside it).
@@ -87,6 +101,15 @@ SAMPLE_DOCS = 2_000
 #: PostgreSQL: below this many matching runs (by its statistics) a page `SortedRuns` does not read drives,
 #: from it probes (both cost 40-85 ms a page at 14,000-16,000 runs of a million: see `_postgres_read`).
 PG_RARE_RUNS = 16_000
+#: PostgreSQL, a query of more tokens: a page walks `search_runs` from a block of PG_FIRST_BLOCK runs; where
+#: the matches met say it would walk more than PG_MAX_WALK runs, up to PG_FEW_DOCS of its matching documents
+#: are read (their runs then sorted), or, more matching, every match.
+PG_FEW_DOCS = 8_000
+#: PostgreSQL, the capped count of a query of more tokens reads up to this many of its matching documents
+#: per run counted (a run's documents are 3.7 on average, those matching fewer).
+PG_COUNT_DOCS_PER_RUN = 2
+PG_FIRST_BLOCK = 1_000
+PG_MAX_WALK = 20_000
 
 
 @dataclass(frozen=True)
@@ -138,52 +161,139 @@ def postgres_one_token(db: Database, query: str) -> bool:
     return bool(db.execute("SELECT numnode(fts5_query(?)) = 1", [query]).fetchone()[0])
 
 
-def postgres_sorted_runs(db: Database, text: str, facets: Facets | None = None) -> SortedRuns | None:
-    """`SortedRuns` for a page of runs matching `text` (and the equality filters `facets`, if any): on
-    PostgreSQL, a query of one token, in any of the runs screen's orders (`search_runs` holds each one's
-    keys and, schema m022, each run's facets; None otherwise)."""
+def postgres_sorted_runs(
+    db: Database, text: str, facets: Facets | None = None
+) -> SortedRuns | WalkedRuns | None:
+    """Where a page of runs matching `text` (and the filters `facets`, if any) chooses its runs, on
+    PostgreSQL, in any of the runs screen's orders (`search_runs` holds each one's keys and, schema m022,
+    each run's facets; None on SQLite): a query of one token from `search_runs` alone; a query of more
+    (`postgres_phrase_runs`) from the runs of its few matching documents, or by a walk of `search_runs`."""
     query = fts_query(text)
-    if not is_postgres(db) or not postgres_one_token(db, query):
+    if not is_postgres(db):
         return None
+    if not postgres_one_token(db, query):
+        return postgres_phrase_runs(db, query, facets)
     if not facets:
         return SortedRuns(
             "search_runs", PG_RUN_HOLDS, (query,), "run", "rowid", fenced=_postgres_rare(db, query)
         )
+    match, params = facets.holds(query)
     return SortedRuns(
+        "search_runs", match, tuple(params), "run", "rowid", fenced=_postgres_rare(db, query, facets)
+    )
+
+
+def postgres_doc_runs(db: Database, query: str, cap: int) -> list[int] | None:
+    """The rowids of the runs whose documents match `query` (PostgreSQL, a query of more tokens), read from
+    at most `cap` matching documents; None when more match. The documents' GIN index intersects the tokens'
+    entries, so a pair of common words that few documents hold together costs the few."""
+    found, rowids = db.execute(PG_DOC_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()
+    return None if int(found) > cap else sorted(int(r) for r in rowids or [])
+
+
+def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> WalkedRuns:
+    """A page of runs matching `query`, a query of more tokens (two words, a phrase), within `facets`: runs
+    are walked in the page's order in `search_runs`, each run holding every token (positions aside: a
+    stripped tsvector holds none, so a phrase is tested as its tokens) sought in its own documents; where
+    the matches walked say the walk would be long, the runs of its matching documents are read and sorted
+    if at most PG_FEW_DOCS documents match (`postgres_doc_runs`: the documents' GIN index intersects the
+    tokens' entries), else every match is read. The per-token statistics cannot choose: two common words
+    may share few documents; and reading the few first costs what intersecting two common words' entries
+    does (40 ms at a million runs for "source gateway", whose walk fills a page in 1,200 runs)."""
+    on_w, facet_params = (facets or Facets(())).on_w()
+    tokens_sql = PG_RUN_HOLDS_TOKENS
+    tokens_params: list[Any] = [query]
+    if facets and facets.tsquery:
+        tokens_sql = f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)"
+        tokens_params.append(facets.tsquery)
+    has_findings = ["w.findings > 0"] if facets and facets.has_findings else []
+    walk = " AND ".join([tokens_sql, *has_findings, PG_RUN_DOCS_MATCH])
+    whole = " AND ".join([f"w.run IN ({MATCHED_RUNS})", *on_w])
+
+    def drive() -> SortedRuns | None:
+        found = postgres_doc_runs(db, query, PG_FEW_DOCS)
+        if found is None:
+            return None
+        match = " AND ".join(["w.run = ANY(?)", *on_w])
+        return SortedRuns("search_runs", match, (found, *facet_params), "run", "rowid", fenced=True)
+
+    return WalkedRuns(
+        db,
         "search_runs",
-        PG_RUN_HOLDS_FACETS,
-        (query, facets.tsquery),
+        walk,
+        (*tokens_params, query),
         "run",
         "rowid",
-        fenced=_postgres_rare(db, query, facets),
+        SortedRuns("search_runs", whole, (query, *facet_params), "run", "rowid", fenced=True),
+        drive=drive,
+        first_block=PG_FIRST_BLOCK,
+        max_walk=PG_MAX_WALK,
     )
 
 
 @dataclass(frozen=True)
 class Facets:
-    """Equality filters of the runs screen as `search_runs` holds them on PostgreSQL (schema m022): the
-    lexemes of the filters' values, every one required."""
+    """Filters of the runs screen as `search_runs` holds them on PostgreSQL: the lexemes of equality filters'
+    values (schema m022), every one required; groups of lexemes of which one is required (withheld: the
+    withholding outcomes); and whether the run has findings (`has_findings`: the row's `findings` column)."""
 
     lexemes: tuple[str, ...]
+    any_of: tuple[tuple[str, ...], ...] = ()
+    has_findings: bool = False
 
     @property
     def tsquery(self) -> str:
-        """The tsquery text requiring every lexeme (each quoted: a value may hold any character)."""
-        quoted = ("'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in self.lexemes)
-        return " & ".join(quoted)
+        """The tsquery text requiring every lexeme and one of each group (each quoted: a value may hold any
+        character); empty when there are none."""
+        groups = ["(" + " | ".join(_quoted(lexeme) for lexeme in group) + ")" for group in self.any_of]
+        return " & ".join([*(_quoted(lexeme) for lexeme in self.lexemes), *groups])
+
+    def holds(self, query: str) -> tuple[str, list[Any]]:
+        """The condition on alias `w` (a row of `search_runs`) that the run holds the one-token `query`
+        within these filters, and its parameters."""
+        sql, params = (
+            (PG_RUN_HOLDS_FACETS, [query, self.tsquery]) if self.tsquery else (PG_RUN_HOLDS, [query])
+        )
+        return (f"{sql} AND w.findings > 0" if self.has_findings else sql), params
+
+    def on_w(self) -> tuple[list[str], list[Any]]:
+        """The conditions on alias `w` (a row of `search_runs`) that the run meets these filters, and their
+        parameters."""
+        conds, params = [], []
+        if self.tsquery:
+            conds.append("w.tokens @@ ?::tsquery")
+            params.append(self.tsquery)
+        if self.has_findings:
+            conds.append("w.findings > 0")
+        return conds, params
 
     def __bool__(self) -> bool:
-        return bool(self.lexemes)
+        return bool(self.lexemes or self.any_of or self.has_findings)
+
+
+def _quoted(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
-    """The active `filters` other than the search as `search_runs`' facet lexemes (PostgreSQL), or None
-    when one of them is not held there (a flag such as `has_findings`, or a value too long for a lexeme)."""
+    """The active `filters` other than the search as `search_runs`' facet lexemes and flags (PostgreSQL),
+    or None when one of them is not held there (a value too long for a lexeme)."""
     if not is_postgres(db):
         return None
-    lexemes = []
+    lexemes: list[str] = []
+    any_of: list[tuple[str, ...]] = []
+    has_findings = False
     for name, value in filters.items():
-        if name == "search":
+        if name == "search" or value in (None, "", False):
+            continue
+        if name == "has_findings":
+            has_findings = True
+            continue
+        if name == "withheld":
+            any_of.append(tuple(facet_lexeme("outcome", o) or "" for o in WITHHOLDING))
+            continue
+        if name in FLAG_LEXEMES:  # `w` (schema m026)
+            lexemes.append(FLAG_LEXEMES[name])
             continue
         if name not in FACET_PREFIXES or not isinstance(value, str):
             return None
@@ -191,7 +301,7 @@ def postgres_facets(db: Database, filters: dict[str, Any]) -> Facets | None:
         if lexeme is None:
             return None
         lexemes.append(lexeme)
-    return Facets(tuple(lexemes))
+    return Facets(tuple(lexemes), tuple(any_of), has_findings)
 
 
 def fts_query(text: str) -> str:
@@ -205,6 +315,10 @@ def search_condition(db: Database, text: str, walk: Walk | None) -> tuple[str, l
     """The condition on alias `r` for runs matching the search `text`: read as `walk` is best served by, or
     (no walk: a count) by reading the matching runs."""
     query = fts_query(text)
+    if is_postgres(db) and not postgres_one_token(db, query):
+        found = postgres_doc_runs(db, query, PG_FEW_DOCS)
+        if found is not None:  # few documents match: their runs, read first
+            return "r.rowid = ANY(?)", [found]
     read = DRIVE if walk is None else search_read(db, query, walk)
     token_runs = read == DRIVE and is_postgres(db) and postgres_one_token(db, query)
     return read.condition(query, token_runs=token_runs)
@@ -258,8 +372,8 @@ def _unwindowed_read(docs_per_run: float, runs: int) -> SearchRead:
 
 
 def _postgres_read(db: Database, query: str, walk: Walk) -> SearchRead:
-    """PostgreSQL, a page that `SortedRuns` does not read (two words, or a filter `search_runs` does not
-    hold: `has_findings`, `withheld`, `undelivered`): a GIN match visits the row of every match, and reading every match of a window costs what
+    """PostgreSQL, a page that `SortedRuns` does not read (one jumped to by an offset, or a filter value too
+    long for a lexeme) of a query that is one token or whose matching documents are not few: a GIN match visits the row of every match, and reading every match of a window costs what
     reading them all does, so a page reads a rare word's runs (from `search_runs`, one row a run) and tests
     any other word run by run as it walks. Measured at a million runs with an agent filter (4.5% of the
     runs; pages of 100 newest first with their unlabelled counts, default server settings, load 0.7-0.9 on
@@ -343,17 +457,27 @@ POSTGRES_TOKEN_SHARES = (
 def postgres_runs_estimate(db: Database, query: str, facets: Facets | None = None) -> float | None:
     """About how many runs `query` (within `facets`) matches by PostgreSQL's statistics (None when it has
     none): its rarest token's share of them, since every token is required (a word's tokens go together),
-    times each facet's share (taken as independent of the word, as the planner takes them). A lexeme not
-    among the most common counts as their least share, which it is under."""
+    times each facet's share (a group's: the sum of its lexemes'; runs with findings: the tallies' share),
+    each taken as independent of the word, as the planner takes them. A lexeme not among the most common
+    counts as their least share, which it is under."""
     lexemes = list(facets.lexemes) if facets else []
-    rows = db.execute(POSTGRES_TOKEN_SHARES, [query, lexemes]).fetchall()
+    groups = list(facets.any_of) if facets else []
+    listed = [*lexemes, *(lexeme for group in groups for lexeme in group)]
+    rows = db.execute(POSTGRES_TOKEN_SHARES, [query, listed]).fetchall()
     if not rows or any(least is None for _, least, _ in rows):
         return None
     shares = [float(least if share is None else share) for share, least, _ in rows]
-    word_shares = shares[: len(shares) - len(lexemes)]
+    word_shares = shares[: len(shares) - len(listed)]
     estimate = (min(word_shares) if word_shares else 1.0) * float(rows[0][2])
-    for share in shares[len(word_shares) :]:
+    rest = shares[len(word_shares) :]
+    for share in rest[: len(lexemes)]:
         estimate *= share
+    at = len(lexemes)
+    for group in groups:
+        estimate *= min(1.0, sum(rest[at : at + len(group)]))
+        at += len(group)
+    if facets is not None and facets.has_findings:
+        estimate *= tally(db, "has_findings") / max(1, tally(db, "runs"))
     return estimate
 
 
@@ -416,17 +540,37 @@ POSTGRES_DOC_RUNS_UP_TO = (
 )
 
 
-#: A one-token query within facets (schema m022): the rows of `search_runs` holding the token and every
-#: facet lexeme, up to the limit.
-POSTGRES_FACET_RUNS_UP_TO = (
-    f"SELECT count(*) FROM (SELECT w.run FROM search_runs w WHERE {PG_RUN_HOLDS_FACETS} LIMIT ?) AS m"
-)
-
-
 def _postgres_runs_up_to(db: Database, query: str, cap: int, facets: Facets | None = None) -> int:
-    """How many runs `query` (within `facets`, a one-token query) matches on PostgreSQL, counted no further
-    than `cap`."""
+    """How many runs `query` (within `facets`) matches on PostgreSQL, counted no further than `cap`. A query
+    of more tokens reads up to PG_COUNT_DOCS_PER_RUN x `cap` of its matching documents (by the documents'
+    GIN index): their runs are the count when they are all the matches, or reach `cap`; else (documents
+    bunched in few runs, or other filters) runs are tested one by one."""
+    if not postgres_one_token(db, query):
+        limit = PG_COUNT_DOCS_PER_RUN * int(cap)
+        found, rowids = db.execute(PG_DOC_RUNS_UP_TO, [query, limit + 1]).fetchone()
+        rowids = list(rowids or [])
+        if int(found) <= limit and facets:  # every match read: the filters tested on their runs alone
+            on_w, params = facets.on_w()
+            sql = (
+                "SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE w.run = ANY(?) AND "
+                f"{' AND '.join(on_w)} LIMIT ?) AS m"
+            )
+            return int(db.execute(sql, [rowids, *params, int(cap)]).fetchone()[0])
+        if int(found) <= limit or len(rowids) >= cap:
+            return min(len(rowids), int(cap))
+        if not facets:
+            return int(db.execute(POSTGRES_DOC_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])
+        tokens_sql, tokens_params = f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)", [query, facets.tsquery]
+        if not facets.tsquery:
+            tokens_sql, tokens_params = PG_RUN_HOLDS_TOKENS, [query]
+        has_findings = " AND w.findings > 0" if facets.has_findings else ""
+        sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE {tokens_sql}{has_findings} "
+            f"AND {PG_RUN_DOCS_MATCH} LIMIT ?) AS m"
+        )
+        return int(db.execute(sql, [*tokens_params, query, int(cap)]).fetchone()[0])
     if facets:
-        return int(db.execute(POSTGRES_FACET_RUNS_UP_TO, [query, facets.tsquery, int(cap)]).fetchone()[0])
-    sql = POSTGRES_TOKEN_RUNS_UP_TO if postgres_one_token(db, query) else POSTGRES_DOC_RUNS_UP_TO
-    return int(db.execute(sql, [query, int(cap)]).fetchone()[0])
+        match, params = facets.holds(query)
+        sql = f"SELECT count(*) FROM (SELECT w.run FROM search_runs w WHERE {match} LIMIT ?) AS m"
+        return int(db.execute(sql, [*params, int(cap)]).fetchone()[0])
+    return int(db.execute(POSTGRES_TOKEN_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])

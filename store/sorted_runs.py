@@ -5,6 +5,7 @@ only the page's own runs' rows of the wide `runs` table are read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,3 +61,70 @@ def kind_runs(kind: str) -> SortedRuns:
     """The runs with a finding of `kind`, newest or oldest first: (kind, started_ms, key) of each in
     `run_kinds` (schema m019), one index range."""
     return SortedRuns("run_kinds", "w.kind = ?", (kind,), "key", "key")
+
+
+@dataclass(frozen=True)
+class WalkedRuns:
+    """PostgreSQL, a page whose runs no index finds by themselves (a query of more tokens, whose runs are
+    matched document by document): `source`'s rows (alias `w`) are walked in the order's index in blocks,
+    each block's rows tested against `match`, the first of `first_block` rows, each next one sized by the
+    share of matches walked so far (one statement a block: its matching runs and its last row's keys, where
+    the next starts). Where that share says the page would walk more than `max_walk` rows in all, the
+    matching runs are read and sorted instead (`drive`, when it finds them few), or the matches whole
+    (`whole`). The page's runs are then read by their rowids."""
+
+    db: Any
+    source: str
+    match: str
+    params: tuple[Any, ...]
+    run: str
+    runs_column: str
+    whole: SortedRuns
+    drive: Callable[[], SortedRuns | None] | None = None
+    first_block: int = 1_000
+    max_walk: int = 20_000
+
+    def condition(
+        self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
+    ) -> tuple[str, list[Any]]:
+        """As `SortedRuns.condition`: the `want` first matching runs in the order of `keys` meeting `extra`."""
+        on_w = [_RUN_ALIAS.sub("w.", c) for c in extra]
+        keys_w = [_RUN_ALIAS.sub("w.", k) for k in keys]
+        direction = " DESC" if desc else " ASC"
+        order = ", ".join(k + direction for k in keys_w)
+        op = "<" if desc else ">"
+        found: list[Any] = []
+        after: list[Any] | None = None
+        block, walked = int(self.first_block), 0
+        while len(found) < want:
+            conds, params = list(on_w), list(extra_params)
+            if after is not None:
+                # within a segment the first key is NULL in every row or in none (`store.runs._segments`)
+                at = 1 if after[0] is None else 0
+                conds.append(f"({', '.join(keys_w[at:])}) {op} ({', '.join('?' for _ in keys_w[at:])})")
+                params += after[at:]
+            where = f" WHERE {' AND '.join(conds)}" if conds else ""
+            outputs = ", ".join(f"{k} AS _k{i}" for i, k in enumerate(keys_w))
+            sql = (
+                f"SELECT m.run, m.n, m.hit, {', '.join(f'm._k{i}' for i in range(len(keys)))} FROM ("
+                f"SELECT w.{self.run} AS run, ({self.match}) AS hit, row_number() OVER () AS n, {outputs} "
+                f"FROM (SELECT * FROM {self.source} w{where} ORDER BY {order} LIMIT {block}) AS w) AS m "
+                f"WHERE m.hit OR m.n = {block} ORDER BY m.n"
+            )
+            rows = self.db.execute(sql, [*self.params, *params]).fetchall()
+            found += [row[0] for row in rows if row[2]]
+            walked += block
+            last = rows[-1] if rows else None
+            if last is None or int(last[1]) < block:  # the walk reached the end of the order
+                break
+            after = list(last[3:])
+            needed = want - len(found)
+            if needed <= 0:
+                break
+            # rows still to walk at the share of matches seen so far (at least one match assumed)
+            ahead = needed * walked / max(1, len(found))
+            if walked + ahead > self.max_walk:
+                chosen = self.drive() if self.drive is not None else None
+                return (chosen or self.whole).condition(keys, desc, extra, extra_params, want)
+            block = max(int(self.first_block), min(4 * block, int(ahead * 1.5) + 1))
+        return f"r.{self.runs_column} = ANY(?)", [found[:want]]

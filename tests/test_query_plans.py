@@ -289,7 +289,6 @@ def test_the_queue_under_a_rare_filter_reads_its_few_findings_not_the_store(
         )
 
 
-
 @pytest.mark.parametrize("sort", list(findings.QUEUE_SORTS))
 @pytest.mark.parametrize("filters", [{"state": "labelled"}, {"code": "rare"}], ids=["labelled", "a code"])
 def test_a_set_read_whole_is_sorted_from_the_keys_indexes_alone(
@@ -314,6 +313,7 @@ def test_a_set_read_whole_is_sorted_from_the_keys_indexes_alone(
     assert "SEARCH f USING COVERING INDEX findings_keys (id=?)" in details, details
     if sort == "newest":
         assert "SEARCH r USING COVERING INDEX runs_key_started (key=?)" in details, details
+
 
 def test_the_most_findings_sort_reads_runs_in_index_order(store: Database) -> None:
     """The runs screen's "most findings" sort is a range of one index read backwards, never a sort of every

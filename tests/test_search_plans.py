@@ -232,7 +232,13 @@ def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def _relations(db: Any, sql: str, params: list[Any]) -> set[str]:
-    return {n["Relation Name"] for n in _nodes(_explain(db, sql, params)) if "Relation Name" in n}
+    """The tables (and set-returning functions) a statement's plan reads."""
+    plan = _nodes(_explain(db, sql, params))
+    return {
+        n.get("Relation Name") or n["Function Name"]
+        for n in plan
+        if "Relation Name" in n or "Function Name" in n
+    }
 
 
 def test_postgresql_counts_a_words_runs_without_reading_its_documents(
@@ -241,14 +247,15 @@ def test_postgresql_counts_a_words_runs_without_reading_its_documents(
     """The capped count of a one-token query reads the runs' own rows of tokens: no document row is read
     (counting runs from their matching documents visited every document's row: 0.3-0.9 s for a middling word
     at a million runs). Two words or a phrase are matched document by document, by the documents' GIN index
-    (testing each run holding all the tokens against its documents took seconds for common words)."""
+    alone (`search_doc_runs`, schema m025: testing each run holding all the tokens against its documents took
+    seconds for common words)."""
     statements = postgresql_statements
-    for text, reads in (("failing", {"search_runs"}), ("failing incidents", {"search_text"})):
+    for text, reads in (("failing", {"search_runs"}), ("failing incidents", {"search_doc_runs"})):
         statements.clear()
         assert runs.count_runs_at_most(synthetic_postgresql_store, cap=10, search=text).exact is (
             text != "failing"
         )
-        counts = [(sql, params) for sql, params in statements if "LIMIT" in sql]
+        counts = [(sql, params) for sql, params in statements if "LIMIT" in sql or "search_doc_runs" in sql]
         assert [_relations(synthetic_postgresql_store, sql, params) for sql, params in counts] == [reads], (
             text
         )
@@ -385,3 +392,108 @@ def test_two_filters_are_counted_window_by_window_within_the_budget(
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)
     partial = runs.count_runs_at_most(synthetic_sqlite_store, **filters)
     assert not partial.exact and 0 < partial < scanned
+
+
+#: Queries of more tokens: two words in one document of every run ("failing service"), in no one document
+#: though every run holds both ("failing incidents"), phrases in every run, in about ten ("for service 5")
+#: or none ("997-synthetic"), and two words of one run.
+PHRASES = (
+    "failing service",
+    "failing incidents",
+    "synthetic prompt",
+    "is anything failing",
+    "for service 5",
+    "service 5 incidents",
+    "997-synthetic",
+    "prompt 997",
+)
+#: PostgreSQL's reads of them: a walk of `search_runs` (here every run in one block; in blocks of 7, so
+#: several blocks and where each ends are used); the walk given up for the runs of the few matching
+#: documents, sorted; given up with more documents matching than that, for every match read whole.
+PHRASE_READS = {
+    "walk": {},
+    "walk in blocks": {"PG_FIRST_BLOCK": 7, "PG_COUNT_DOCS_PER_RUN": 0},
+    "few documents": {"PG_FIRST_BLOCK": 7, "PG_MAX_WALK": 10},
+    "every match": {"PG_FEW_DOCS": 3, "PG_FIRST_BLOCK": 7, "PG_MAX_WALK": 40, "PG_COUNT_DOCS_PER_RUN": 0},
+}
+
+
+@pytest.mark.parametrize("read", list(PHRASE_READS))
+@pytest.mark.parametrize("sort", ["newest", "oldest", "most-findings"])
+def test_two_words_and_phrases_page_and_count_the_same_on_both_backends(
+    synthetic_sqlite_store: Any,
+    synthetic_postgresql_store: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    read: str,
+    sort: str,
+) -> None:
+    """Whichever read PostgreSQL takes for a query of more tokens, alone or within other filters (the
+    equality filters, `f` and withheld, which `search_runs` holds, and `w`, which it does not), its pages
+    and capped counts are SQLite's (FTS5: every token in one document, a phrase's in order)."""
+    for name, value in PHRASE_READS[read].items():
+        monkeypatch.setattr(search, name, value)
+    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)  # SQLite's windowed counts exact on any machine
+    for filters in (
+        {},
+        {"agent": "san-triage"},
+        {"has_findings": True},
+        {"withheld": True},
+        {"undelivered": True},
+    ):
+        for text in PHRASES:
+            expected = keyset_run_keys(
+                synthetic_sqlite_store, search=text, sort=sort, limit=25, pages=3, **filters
+            )
+            got = keyset_run_keys(
+                synthetic_postgresql_store, search=text, sort=sort, limit=25, pages=3, **filters
+            )
+            assert got == expected, (text, filters)
+            for cap in (10, 10_000):
+                want = runs.count_runs_at_most(synthetic_sqlite_store, cap=cap, search=text, **filters)
+                counted = runs.count_runs_at_most(synthetic_postgresql_store, cap=cap, search=text, **filters)
+                assert (int(counted), counted.exact) == (int(want), want.exact), (text, filters, cap)
+
+
+def _rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> dict[str, int]:
+    """The rows each table's scans visited over `statements` (EXPLAIN ANALYZE of each again): the rows
+    they returned and those their filters removed."""
+    read: dict[str, int] = {}
+    for sql, params in statements:
+        if not sql.lstrip().upper().startswith("SELECT"):
+            continue
+        for node in _nodes(_explain(db, sql, params)):
+            if node.get("Function Name") == "search_doc_runs":  # the documents' GIN index (schema m025)
+                read["search_doc_runs"] = read.get("search_doc_runs", 0) + int(node["Actual Rows"])
+            if "Relation Name" in node:
+                visited = sum(
+                    int(node.get(n, 0))
+                    for n in ("Actual Rows", "Rows Removed by Filter", "Rows Removed by Index Recheck")
+                )
+                rows = visited * int(node.get("Actual Loops", 1))
+                read[node["Relation Name"]] = read.get(node["Relation Name"], 0) + rows
+    return read
+
+
+@pytest.mark.usefixtures("scaled")
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+def test_a_postgresql_page_of_two_words_few_documents_share_reads_those_documents(
+    synthetic_postgresql_store: Any,
+    postgresql_statements: list[tuple[str, list[Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+    sort: str,
+) -> None:
+    """Each of two words is in every run, both in no one document ("failing incidents"), or in eleven
+    ("service 5 incidents"): by its statistics neither word is rare, so the page walked runs seeking each
+    in the index (1,000 runs' rows read, and 5 s a page at a million runs for two words 1,400 runs share).
+    It walks a first block of runs (50 here), and, the matches met there saying the walk would be long,
+    reads the few documents holding both (the GIN index intersects the words' entries) and their runs."""
+    monkeypatch.setattr(search, "PG_FIRST_BLOCK", 50)
+    monkeypatch.setattr(search, "PG_MAX_WALK", 200)
+    db = synthetic_postgresql_store
+    for text, matching in (("failing incidents", 0), ("service 5 incidents", 11)):
+        postgresql_statements.clear()
+        page = runs.runs_page(db, search=text, sort=sort, limit=40)
+        assert len(page) == matching
+        read = _rows_read(db, list(postgresql_statements))
+        assert read.get("runs", 0) <= 40 and read.get("search_runs", 0) <= 50 + 2 * matching, (text, read)
+        assert "search_doc_runs" in read, read

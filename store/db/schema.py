@@ -699,4 +699,17 @@ def m024_finding_and_run_keys(db: Database) -> None:
     db.execute("CREATE INDEX runs_key_started ON runs(key, started_ms)")
 
 
+@migrations()
+def m025_search_doc_runs(db: Database) -> None:
+    """PostgreSQL reads the runs of a query's matching documents, up to a bound, from the documents' GIN
+    index alone (`schema_pg`'s form: a function whose plan may take no other read). Nothing changes on
+    SQLite, whose FTS5 index is read so already."""
+
+
+@migrations()
+def m026_search_run_flags(db: Database) -> None:
+    """PostgreSQL keeps whether the person received nothing (`w`) beside each run's search tokens, as the
+    equality filters (m022; `schema_pg`'s form). Nothing changes on SQLite."""
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -32,7 +32,7 @@ from store.db import fts5_tables, schema
 from store.db.fts5_tables import ranges
 from store.db.schema import COLUMNS, DELIVERY_COLUMNS, SEARCH_DOC_BITS
 from store.errors import DatabaseVersionError, StoreError
-from store.vocab import CURRENT_LABELS_VIEW
+from store.vocab import CURRENT_LABELS_VIEW, received_nothing_sql
 
 
 class PgDatabase(Protocol):
@@ -622,11 +622,11 @@ def pg_m017_runs_by_filter_and_sort(db: PgDatabase) -> None:
     )
 
 
-def _search_runs_rows(source: str, on: str = "", *, facets: bool = False) -> str:
+def _search_runs_rows(source: str, on: str = "", *, facets: bool = False, flags: bool = False) -> str:
     """The `search_runs` rows (run, started_ms, key, findings, tokens) of the runs of the documents of `source` (alias
     s; `on`: its join condition, if it is a join): each run's documents' tokens, positions stripped (and, with
     `facets`, the run's facet lexemes: schema m022), and the run's sort keys."""
-    tokens = f"g.tokens || {run_facets_sql('r')}" if facets else "g.tokens"
+    tokens = f"g.tokens || {run_facets_sql('r', flags=flags)}" if facets else "g.tokens"
     return (
         f"SELECT g.run, r.started_ms, r.key, r.findings, {tokens} FROM ("
         f"SELECT s.id >> {SEARCH_DOC_BITS} AS run, tsvector_union(strip(s.tsv)) AS tokens FROM {source} s {on} "
@@ -638,7 +638,7 @@ def _search_runs_rows(source: str, on: str = "", *, facets: bool = False) -> str
 SEARCH_RUNS_TEXT_TRIGGERS = ("search_runs_add", "search_runs_remove", "search_runs_change")
 
 
-def _search_runs_text_triggers(db: PgDatabase, *, facets: bool) -> None:
+def _search_runs_text_triggers(db: PgDatabase, *, facets: bool, flags: bool = False) -> None:
     """`search_runs`' statement triggers on `search_text`: a run's row is written again from its documents
     (and, with `facets`, its facet lexemes: schema m022) when one of them is added, removed or changed."""
     runs_of_removed = f"SELECT DISTINCT id >> {SEARCH_DOC_BITS} AS run FROM removed"
@@ -649,12 +649,13 @@ def _search_runs_text_triggers(db: PgDatabase, *, facets: bool) -> None:
             f"({runs_of_removed}) AS d JOIN search_text",
             f"ON s.id >= d.run << {SEARCH_DOC_BITS} AND s.id < (d.run + 1) << {SEARCH_DOC_BITS}",
             facets=facets,
+            flags=flags,
         )
         + ";"
     )
     add = (
         "INSERT INTO search_runs (run, started_ms, key, findings, tokens) "
-        f"{_search_runs_rows('added', facets=facets)} "
+        f"{_search_runs_rows('added', facets=facets, flags=flags)} "
         "ON CONFLICT (run) DO UPDATE SET tokens = search_runs.tokens || EXCLUDED.tokens;"
     )
     both = "FROM (SELECT id FROM removed UNION ALL SELECT id FROM added) AS removed"
@@ -803,6 +804,9 @@ FACET_PREFIXES = {
     "kind": " kind ",
     "pack_version": " pack ",
 }
+#: Flags of the runs screen a run's row of `search_runs` holds as a lexeme of its own when they hold (schema
+#: m026; a space first, as FACET_PREFIXES): `w`, the person received nothing.
+FLAG_LEXEMES = {"undelivered": " undelivered"}
 #: Where each filter's values are: the run's own columns, or its findings' (alias f).
 _RUN_FACET_COLUMNS = {"agent": "agent_id", "outcome": "outcome", "tenant": "tenant"}
 _FINDING_FACET_COLUMNS = {"kind": "kind", "pack_version": "pack_version"}
@@ -814,11 +818,15 @@ def facet_lexeme(name: str, value: str) -> str | None:
     return lexeme if len(lexeme.encode()) <= TSVECTOR_MAX_LEXEME_BYTES else None
 
 
-def run_facets_sql(run: str) -> str:
+def run_facets_sql(run: str, *, flags: bool = False) -> str:
     """A tsvector of the facet lexemes of the run `run` (a row of `runs`, or NULLs for no run): its agent,
     outcome and tenant, and its findings' kinds and pack versions (a NULL value has none, as the filter's
-    `=` never holds for it)."""
+    `=` never holds for it); with `flags` (schema m026), FLAG_LEXEMES["undelivered"] when the person received
+    nothing."""
     own = ", ".join(f"'{FACET_PREFIXES[n]}' || {run}.{c}" for n, c in _RUN_FACET_COLUMNS.items())
+    if flags:
+        nothing = received_nothing_sql(f"{run}.delivered", f"{run}.outcome")
+        own += f", CASE WHEN {nothing} THEN '{FLAG_LEXEMES['undelivered']}' END"
     found = ", ".join(f"'{FACET_PREFIXES[n]}' || f.{c}" for n, c in _FINDING_FACET_COLUMNS.items())
     return (
         "(SELECT coalesce(array_to_tsvector(array_agg(DISTINCT x.l)), ''::tsvector) FROM ("
@@ -828,12 +836,12 @@ def run_facets_sql(run: str) -> str:
     )
 
 
-def _refacet(runs: str) -> str:
+def _refacet(runs: str, *, flags: bool = False) -> str:
     """Rewrite the facet lexemes of the `search_runs` rows of the runs (alias r) `runs` selects (a FROM and
     WHERE on `runs r`), where they changed."""
     return (
         f"UPDATE search_runs w SET tokens = search_words(w.tokens) || c.facets FROM (SELECT r.rowid AS run, "
-        f"{run_facets_sql('r')} AS facets {runs}) AS c "
+        f"{run_facets_sql('r', flags=flags)} AS facets {runs}) AS c "
         "WHERE w.run = c.run AND search_facets(w.tokens) <> c.facets;"
     )
 
@@ -875,7 +883,27 @@ def pg_m022_search_run_facets(db: PgDatabase) -> None:
     )
     for name in SEARCH_RUNS_TEXT_TRIGGERS:
         db.execute(f"DROP TRIGGER {name} ON search_text; DROP FUNCTION {name}()")
-    _search_runs_text_triggers(db, facets=True)
+    _search_facets_triggers(db, flags=False)
+    if db.execute("SELECT EXISTS (SELECT 1 FROM search_runs)").fetchone()[0]:
+        # the rewritten table's statistics, which its reads are chosen by (an empty one's would say "empty")
+        db.execute("ANALYZE search_runs")
+
+
+#: The triggers keeping the facet lexemes of `search_runs` (schema m022): on `findings` (statement
+#: triggers) and on `runs` (a row trigger).
+SEARCH_FACETS_TRIGGERS = {
+    "search_facets_insert": "findings",
+    "search_facets_delete": "findings",
+    "search_facets_update": "findings",
+    "search_facets_empty": "findings",
+    "search_facets_runs": "runs",
+}
+
+
+def _search_facets_triggers(db: PgDatabase, *, flags: bool) -> None:
+    """The triggers writing `search_runs`' facet lexemes (and, with `flags`, its flags': schema m026) as
+    documents, findings and runs change."""
+    _search_runs_text_triggers(db, facets=True, flags=flags)
     with_search = "FROM runs r JOIN search_runs s ON s.run = r.rowid"
     for name, event, tables, keys in (
         ("search_facets_insert", "INSERT", "NEW TABLE AS new_rows", "SELECT run_key FROM new_rows"),
@@ -888,23 +916,67 @@ def pg_m022_search_run_facets(db: PgDatabase) -> None:
         ),
     ):
         db.execute(
-            _statement_trigger(name, event, tables, _refacet(f"{with_search} WHERE r.key IN ({keys})"))
+            _statement_trigger(
+                name, event, tables, _refacet(f"{with_search} WHERE r.key IN ({keys})", flags=flags)
+            )
         )
-    db.execute(_statement_trigger("search_facets_empty", "TRUNCATE", "", _refacet(with_search)))
+    db.execute(_statement_trigger("search_facets_empty", "TRUNCATE", "", _refacet(with_search, flags=flags)))
+    watched = [*_RUN_FACET_COLUMNS.values(), *(["delivered"] if flags else [])]
     db.execute(
         _plpgsql_trigger(
             "search_facets_runs",
             "runs",
-            f"UPDATE OF key, {', '.join(_RUN_FACET_COLUMNS.values())}",
+            f"UPDATE OF key, {', '.join(watched)}",
             "IF EXISTS (SELECT 1 FROM search_runs WHERE run = NEW.rowid) THEN "
             f"UPDATE search_runs w SET tokens = search_words(w.tokens) || c.facets FROM (SELECT "
-            f"{run_facets_sql('NEW')} AS facets) AS c WHERE w.run = NEW.rowid "
+            f"{run_facets_sql('NEW', flags=flags)} AS facets) AS c WHERE w.run = NEW.rowid "
             "AND search_facets(w.tokens) <> c.facets; END IF;",
         )
     )
+
+
+def pg_m026_search_run_flags(db: PgDatabase) -> None:
+    """Each run's row of `search_runs` also holds a lexeme for `w` when the person received nothing
+    (`FLAG_LEXEMES`), kept as its facets are: a search with `w` is then one match of one row a run, as with
+    the equality filters (m022), where it read or walked the runs' own rows. Its triggers are made again
+    with the lexeme; the rows of runs with no answer gain it (an UPDATE of those alone)."""
+    for name, table in (
+        *((n, "search_text") for n in SEARCH_RUNS_TEXT_TRIGGERS),
+        *SEARCH_FACETS_TRIGGERS.items(),
+    ):
+        db.execute(f"DROP TRIGGER {name} ON {table}; DROP FUNCTION {name}()")
+    _search_facets_triggers(db, flags=True)
+    lexeme = FLAG_LEXEMES["undelivered"]
+    db.execute(
+        f"UPDATE search_runs w SET tokens = w.tokens || array_to_tsvector(ARRAY['{lexeme}']) FROM runs r "
+        f"WHERE r.rowid = w.run AND {received_nothing_sql('r.delivered', 'r.outcome')}"
+    )
     if db.execute("SELECT EXISTS (SELECT 1 FROM search_runs)").fetchone()[0]:
-        # the rewritten table's statistics, which its reads are chosen by (an empty one's would say "empty")
-        db.execute("ANALYZE search_runs")
+        db.execute("ANALYZE search_runs")  # the new lexeme's share, which a page's read is chosen by
+
+
+def pg_m025_search_doc_runs(db: PgDatabase) -> None:
+    """`search_doc_runs(q, n)`: the runs of up to `n` documents matching the tsquery `q` (one row a
+    document; and `run_docs_match`, below), read by the documents' GIN index and nothing else: the function's own settings forbid a
+    sequential scan and a walk of the primary key. A query of more tokens learns so whether its matching
+    documents are few (`store.search.postgres_doc_runs`); as one statement the planner, taking two common
+    words to share documents as often as chance would have it, may scan every document for a LIMIT that
+    the few it holds never reach."""
+    db.execute(
+        "CREATE FUNCTION search_doc_runs(q tsquery, n bigint) RETURNS TABLE (run bigint) LANGUAGE sql STABLE "
+        "PARALLEL SAFE SET enable_seqscan = off SET enable_indexscan = off AS $f$ "
+        f"SELECT s.id >> {SEARCH_DOC_BITS} FROM search_text s WHERE s.tsv @@ q LIMIT n $f$"
+    )
+    # `run_docs_match(run, q)`: one of the run's documents matches `q`, sought by the run's id range in the
+    # primary key (`IS TRUE` keeps the match out of the GIN index, which the planner, guessing a parameter's
+    # range wide, would otherwise intersect with the range for every run). A function, not a subquery: as
+    # a subquery its guessed cost (54,000 a run at a million runs) made a walk of 4,000 runs look worth
+    # compiling (JIT: 128 ms to run a 9 ms statement).
+    db.execute(
+        "CREATE FUNCTION run_docs_match(run bigint, q tsquery) RETURNS boolean LANGUAGE sql STABLE "
+        "PARALLEL SAFE AS $f$ SELECT EXISTS (SELECT 1 FROM search_text s WHERE (s.tsv @@ q) IS TRUE "
+        f"AND s.id >= run << {SEARCH_DOC_BITS} AND s.id < (run + 1) << {SEARCH_DOC_BITS}) $f$"
+    )
 
 
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
@@ -933,6 +1005,8 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m022_search_run_facets": pg_m022_search_run_facets,
     "m023_tool_named_tally": pg_m023_tool_named_tally,
     "m024_finding_and_run_keys": pg_m024_finding_and_run_keys,
+    "m025_search_doc_runs": pg_m025_search_doc_runs,
+    "m026_search_run_flags": pg_m026_search_run_flags,
 }
 
 
