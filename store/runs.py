@@ -237,7 +237,8 @@ def runs_page(
     # and the filters (an index-only scan of runs_outcome and one of the findings' kind index for a kind and
     # an outcome); reading the rows while choosing, PostgreSQL read every run of the outcome (23,000 wide
     # rows at a million runs) to find none with the kind: 98-162 ms a page oldest first
-    keys_first = sorted_runs is None and is_postgres(db) and not _active(filters).get("search")
+    active = _active(filters)
+    keys_first = sorted_runs is None and is_postgres(db) and bool(active) and "search" not in active
     source = "runs r" if index is None else f"runs r INDEXED BY {index}"
     if after is None and offset > 0:
         boundary = _boundary(db, exprs, desc, where, params, offset - 1, source=source)
