@@ -303,11 +303,12 @@ def queue_opening(db: Any, sort: str | None = None, **filters: Any) -> Any:
 
     f = dict(filters, reviewer="someone")
     total = findings.queue_count_at_most(db, **f)
+    rows = findings.queue_page(db, limit=BLOCK, sort=sort, **f)
     return (
         total,
         findings.queue_progress(db, total=None if "state" in f else total, **f),
-        findings.queue_page(db, limit=BLOCK, sort=sort, **f),
-        None if "state" in f else findings.first_unlabelled(db, sort=sort, **f),
+        rows,
+        None if "state" in f else findings.first_unlabelled(db, sort=sort, head=rows, **f),
     )
 
 

@@ -200,6 +200,14 @@ RUN_CHUNK_MAX = 1_024
 #: every finding (3.9 s); read whole they cost a few milliseconds.
 READ_ROW_US = 20
 WALK_ENTRY_US = 2
+#: On PostgreSQL a walk costs more an entry in the run and newest orders (newest first: runs a chunk at a
+#: time, then each chunk's findings with the filter tested on each), so a set read by its keys index (schema
+#: m024: a code, a labelled state) is read whole up to about 18,000 findings there: at a million runs a
+#: rare code (14,600 findings) newest first opened in 65-80 ms walking and 26-31 ms read whole, by run
+#: 22-36 ms and 17-20 ms. Not in the disagreements-first order, where reading the set whole for each of its
+#: two parts took 240-270 ms.
+WALK_ENTRY_US_POSTGRES = 7
+_POSTGRES_WALK_SORTS = ("run", "newest")
 #: A set read by id from FINDING_KEYS_INDEX, its runs' starts from `runs_key_started` (schema m024), costs
 #: about this much a finding instead: a rare code's 13,790 findings read and sorted newest first in 16 ms at
 #: a million runs (113 ms from the tables' rows).
@@ -278,7 +286,11 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
         return _Driver("findings_run")
     sizes: list[tuple[int, _Driver]] = []
     kind, pack = active.get("kind"), active.get("pack_version")
-    if kind and sort not in _KIND_ORDERED_SORTS:
+    if kind and sort not in _KIND_ORDERED_SORTS and is_postgres(db):
+        # the kind's ids from its index alone, their sort keys from the keys index (schema m024), as a code's
+        ids = "f.id IN (SELECT k.id FROM findings k WHERE k.kind = ?)"
+        sizes.append((tally(db, "kind", str(kind)), _Driver(FINDING_KEYS_INDEX, (ids,), (kind,))))
+    elif kind and sort not in _KIND_ORDERED_SORTS:
         sizes.append((tally(db, "kind", str(kind)), _Driver("findings_kind")))
     if code := active.get("code"):
         codes = _ids_in(db, "SELECT c.finding FROM finding_codes c WHERE c.code = ?")
@@ -308,7 +320,9 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
     counted = len(active) <= 1 or (len(active) == 2 and bool(pack and kind))
     if sort in ("kind", "tool") or len(sizes) > 1 or not counted:
         return driver if size <= driver.at_most else None
-    walked = tally(db, "findings") * QUEUE_BLOCK * WALK_ENTRY_US
+    keys_read = driver.index == FINDING_KEYS_INDEX and sort in _POSTGRES_WALK_SORTS
+    entry_us = WALK_ENTRY_US_POSTGRES if keys_read and is_postgres(db) else WALK_ENTRY_US
+    walked = tally(db, "findings") * QUEUE_BLOCK * entry_us
     return driver if size * size * driver.row_us <= walked else None
 
 
@@ -629,19 +643,46 @@ def next_unlabelled(
 
 
 def first_unlabelled(
-    db: Database, *, reviewer: str | None = None, sort: str | None = None, **filters: Any
+    db: Database,
+    *,
+    reviewer: str | None = None,
+    sort: str | None = None,
+    head: list[dict[str, Any]] | None = None,
+    **filters: Any,
 ) -> tuple[str, int] | None:
-    """The first finding in `sort` order `reviewer` has not labelled, and its row: where the queue opens."""
-    found = next_unlabelled(db, reviewer=reviewer, sort=sort, **filters)
-    if found is None:
-        return None
-    # mostly it is among the first block of rows, whose walk is cheap; counting the rows before it may not be
-    # (the first coverage gap by tool counted every coverage gap: 1.2 s at a million runs)
-    head = [
-        r["id"] for r in _walk(db, _sort(sort), "f.id", {**filters, "reviewer": reviewer}, limit=QUEUE_BLOCK)
-    ]
-    if found in head:
-        return found, head.index(found)
+    """The first finding in `sort` order `reviewer` has not labelled, and its row: where the queue opens.
+
+    `head`: the queue's first rows under the same filters and sort, as `queue_page` returned them (each with
+    its current `labels`), when the caller has read them already (the queue's opening reads its first page
+    anyway): the first one `reviewer` has not labelled is where it opens, with no read of its own; past them,
+    the walk starts after the last. Each walk of a filter read whole costs what reading the set does (a rare
+    code newest first: about 230 ms at a million runs on PostgreSQL, three of them in an opening before)."""
+    if head is not None:
+        for row, finding in enumerate(head):
+            held = finding.get("labels") or {}
+            if (reviewer not in held) if reviewer else not held:
+                return str(finding["id"]), row
+        if not head:
+            return None
+        state = "not-mine" if reviewer else "unlabelled"
+        wanted = {**filters, "state": state, "reviewer": reviewer}
+        rows = _walk(db, _sort(sort), "f.id", wanted, after=head[-1]["cursor"], limit=1)
+        if not rows:
+            return None
+        found = str(rows[0]["id"])
+    else:
+        found_or_none = next_unlabelled(db, reviewer=reviewer, sort=sort, **filters)
+        if found_or_none is None:
+            return None
+        found = found_or_none
+        # mostly it is among the first block of rows, whose walk is cheap; counting the rows before it may not
+        # be (the first coverage gap by tool counted every coverage gap: 1.2 s at a million runs)
+        first_ids = [
+            r["id"]
+            for r in _walk(db, _sort(sort), "f.id", {**filters, "reviewer": reviewer}, limit=QUEUE_BLOCK)
+        ]
+        if found in first_ids:
+            return found, first_ids.index(found)
     position = queue_position(db, found, reviewer=reviewer, sort=sort, **filters)
     return None if position is None else (found, position)
 

@@ -230,6 +230,13 @@ def runs_page(
         sorted_runs = _sorted_runs(db, sort, _active(filters))
     where, params = ([], []) if sorted_runs is not None else run_filters(db, walk=walk, **filters)
     index = None if sorted_runs is not None else _page_index(db, sort, filters, limit)
+    # PostgreSQL, filters on the runs' own columns and their findings (no search): the page's runs are chosen
+    # by their keys first, then only their rows read. The choice reads no more than the indexes of the sort
+    # and the filters (an index-only scan of runs_outcome and one of the findings' kind index for a kind and
+    # an outcome); reading the rows while choosing, PostgreSQL read every run of the outcome (23,000 wide
+    # rows at a million runs) to find none with the kind: 98-162 ms a page oldest first
+    active = _active(filters)
+    keys_first = sorted_runs is None and is_postgres(db) and bool(active) and "search" not in active
     source = "runs r" if index is None else f"runs r INDEXED BY {index}"
     if after is None and offset > 0:
         boundary = _boundary(db, exprs, desc, where, params, offset - 1, source=source)
@@ -254,6 +261,10 @@ def runs_page(
         if sorted_runs is not None and want is not None:  # the page's runs chosen before their rows are read
             chosen, chosen_params = sorted_runs.condition(exprs, desc, extra, extra_params, want)
             conds, conds_params = [chosen, *extra], [*chosen_params, *extra_params]
+        elif keys_first and want is not None and conds:
+            order = ", ".join(e + direction for e in exprs)
+            chosen = f"SELECT r.key FROM {source} WHERE {' AND '.join(conds)} ORDER BY {order} LIMIT {want}"
+            conds = [f"r.key = ANY(ARRAY({chosen}))"]
         sql = f"SELECT {cols}, {keys} FROM {source}"
         if conds:
             sql += " WHERE " + " AND ".join(conds)

@@ -169,14 +169,16 @@ class ReviewService:
         def work(db: Database) -> dict[str, Any]:
             clean = _queue_filters(filters, reviewer)
             total = findings.queue_count_at_most(db, **clean)
+            rows = findings.queue_page(db, limit=limit, sort=sort, **clean)
             return {
                 "total": total,
                 # the same count serves the progress line unless a label state narrows the rows shown
                 "progress": findings.queue_progress(db, total=None if "state" in clean else total, **clean),
-                "rows": findings.queue_page(db, limit=limit, sort=sort, **clean),
+                "rows": rows,
                 # under a label-state filter the rows shown are chosen by it: the queue opens on the first
+                # unlabelled one, looked for first among the rows just read (a walk fewer, or two)
                 "first_unlabelled": (
-                    None if "state" in clean else findings.first_unlabelled(db, sort=sort, **clean)
+                    None if "state" in clean else findings.first_unlabelled(db, sort=sort, head=rows, **clean)
                 ),
             }
 
