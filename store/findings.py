@@ -288,7 +288,7 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
     kind, pack = active.get("kind"), active.get("pack_version")
     if kind and sort not in _KIND_ORDERED_SORTS and is_postgres(db):
         # the kind's ids from its index alone, their sort keys from the keys index (schema m024), as a code's
-        ids = "f.id IN (SELECT k.id FROM findings k WHERE k.kind = ?)"
+        ids = _ids_in(db, "SELECT k.id FROM findings k WHERE k.kind = ?")
         sizes.append((tally(db, "kind", str(kind)), _Driver(FINDING_KEYS_INDEX, (ids,), (kind,))))
     elif kind and sort not in _KIND_ORDERED_SORTS:
         sizes.append((tally(db, "kind", str(kind)), _Driver("findings_kind")))
