@@ -411,8 +411,13 @@ def unlabelled_counts(db: Database, keys: list[str]) -> dict[str, int | None]:
     try:
         counts = dict(
             db.execute(
+                # a page's few findings each look up their own labels (a count, not NOT EXISTS): PostgreSQL,
+                # estimating the current labels at a handful, turned NOT EXISTS into a join testing every
+                # finding against all of them (40-100 ms for the most-findings page's 700 findings at 2,200
+                # labels, growing with the labels; 2 ms so). The queue keeps NOT EXISTS: over many findings
+                # its hashed anti-join is the cheaper read (the unlabelled queue by kind 23 ms, 153 ms counted)
                 f"SELECT f.run_key, count(*) FROM findings f WHERE f.run_key IN ({marks}) "
-                "AND NOT EXISTS (SELECT 1 FROM current_labels l WHERE l.target_id = f.id) GROUP BY f.run_key",
+                "AND (SELECT count(*) FROM current_labels l WHERE l.target_id = f.id) = 0 GROUP BY f.run_key",
                 keys,
             ).fetchall()
         )
