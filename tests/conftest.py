@@ -175,6 +175,30 @@ def keyset_run_keys(db: Database, *, sort: str, limit: int, pages: int, **filter
     return keys
 
 
+def postgresql_plan_nodes(db: Any, statements: list[tuple[str, list[Any]]]) -> Iterator[dict[str, Any]]:
+    """Every node of the plans PostgreSQL ran `statements` by (EXPLAIN ANALYZE, each statement as the store
+    translates it), for tests of what a read touches."""
+    from store.db.postgres import translate
+
+    for sql, params in statements:
+        text, _ = translate(sql)
+        assert text is not None
+        stack = [db._conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + text, params).fetchone()[0][0]["Plan"]]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.get("Plans", []))
+            yield node
+
+
+def runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
+    """The rows of `runs` the statements' plans read on PostgreSQL (every node's rows times its loops)."""
+    return sum(
+        int(n["Actual Rows"]) * int(n.get("Actual Loops", 1))
+        for n in postgresql_plan_nodes(db, statements)
+        if n.get("Relation Name") == "runs"
+    )
+
+
 @pytest.fixture
 def postgresql_statements(
     synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch

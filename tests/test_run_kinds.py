@@ -13,9 +13,14 @@ import pytest
 from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
 from store import runs
 from store.db.connection import open_database
-from store.db.postgres import translate
 from store.vocab import DANGLING_REFERENCE, NEGATIVE_CLAIM, WITHHELD_ANSWER
-from tests.conftest import SYNTHETIC_RUNS, fresh_postgres_database, keyset_run_keys
+from tests.conftest import (
+    SYNTHETIC_RUNS,
+    fresh_postgres_database,
+    keyset_run_keys,
+    postgresql_plan_nodes,
+    runs_rows_read,
+)
 
 RUNS = SYNTHETIC_RUNS
 KINDS = (NEGATIVE_CLAIM, DANGLING_REFERENCE, WITHHELD_ANSWER)
@@ -35,21 +40,6 @@ def test_pages_of_a_kind_are_the_same_on_both_backends(
     assert _keyset_pages(synthetic_postgresql_store, kind, sort) == expected
 
 
-def _runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
-    total = 0
-    for sql, params in statements:
-        text, _ = translate(sql)
-        assert text is not None
-        plan = db._conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + text, params).fetchone()[0][0]["Plan"]
-        stack = [plan]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.get("Plans", []))
-            if node.get("Relation Name") == "runs":
-                total += int(node["Actual Rows"]) * int(node.get("Actual Loops", 1))
-    return total
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_postgresql_page_of_a_kind_reads_only_its_own_runs_rows(
     synthetic_postgresql_store: Any, runs_statements: list[tuple[str, list[Any]]], kind: str
@@ -60,7 +50,7 @@ def test_a_postgresql_page_of_a_kind_reads_only_its_own_runs_rows(
     for sort in ("newest", "oldest"):
         statements.clear()
         assert len(runs.runs_page(synthetic_postgresql_store, kind=kind, sort=sort, limit=10)) == 10
-        assert _runs_rows_read(synthetic_postgresql_store, statements) <= 10, sort
+        assert runs_rows_read(synthetic_postgresql_store, statements) <= 10, sort
 
 
 def test_postgresql_keeps_each_runs_kinds_as_findings_and_runs_change() -> None:
@@ -103,23 +93,13 @@ def test_postgresql_keeps_each_runs_kinds_as_findings_and_runs_change() -> None:
 def _runs_heap_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
     """The rows of `runs` the statements read from the table itself (an index-only scan reads none but the
     pages the visibility map does not vouch for)."""
-    total = 0
-    for sql, params in statements:
-        text, _ = translate(sql)
-        assert text is not None
-        plan = db._conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + text, params).fetchone()[0][0]["Plan"]
-        stack = [plan]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.get("Plans", []))
-            if node.get("Relation Name") != "runs":
-                continue
-            loops = int(node.get("Actual Loops", 1))
-            if node["Node Type"] == "Index Only Scan":
-                total += int(node.get("Heap Fetches", 0))
-            else:
-                total += int(node["Actual Rows"]) * loops
-    return total
+    return sum(
+        int(n.get("Heap Fetches", 0))
+        if n["Node Type"] == "Index Only Scan"
+        else int(n["Actual Rows"]) * int(n.get("Actual Loops", 1))
+        for n in postgresql_plan_nodes(db, statements)
+        if n.get("Relation Name") == "runs"
+    )
 
 
 def _outcomes(db: Any) -> list[str]:

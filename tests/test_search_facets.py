@@ -19,7 +19,7 @@ from store import runs
 from store.db.connection import open_database
 from store.db.postgres import translate
 from store.vocab import DANGLING_REFERENCE, NEGATIVE_CLAIM, received_nothing_sql, withheld_sql
-from tests.conftest import fresh_postgres_database, keyset_run_keys
+from tests.conftest import fresh_postgres_database, keyset_run_keys, runs_rows_read
 
 FILTERS: tuple[dict[str, Any], ...] = (
     {"kind": NEGATIVE_CLAIM},
@@ -209,15 +209,5 @@ def test_a_postgresql_page_of_a_word_with_findings_or_withheld_reads_only_its_ow
         page = runs.runs_page(db, search="failing", sort=sort, limit=10, **filters)
         statements = list(runs_statements)
         assert len(page) == min(10, len(_scan(db, "failing", filters)))
-        rows_read = 0
-        for sql, params in statements:
-            text, _ = translate(sql)
-            assert text is not None
-            plan = db._conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + text, params).fetchone()[0][0]["Plan"]
-            stack = [plan]
-            while stack:
-                node = stack.pop()
-                stack.extend(node.get("Plans", []))
-                if node.get("Relation Name") == "runs":
-                    rows_read += int(node["Actual Rows"]) * int(node.get("Actual Loops", 1))
+        rows_read = runs_rows_read(db, statements)
         assert rows_read <= 10, (sort, rows_read)
