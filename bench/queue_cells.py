@@ -19,7 +19,8 @@ from typing import Any
 from bench.scale import label_share, queue_opening
 
 #: (filters, sorts): a rare code (13,790 findings at a million runs) and a commoner one (24,440), the
-#: labelled findings and the disagreements, a kind with a code none of it has, a rare kind, the unlabelled.
+#: labelled findings and the disagreements, a kind with a code none of it has, a rare kind, the unlabelled, a
+#: common tool by kind, a code and a pack version that never meet.
 CELLS: list[tuple[dict[str, Any], tuple[str, ...]]] = [
     ({"code": "language-unsupported"}, ("run", "newest", "kind", "tool", "disagreement")),
     ({"state": "labelled"}, ("run", "newest", "kind", "tool", "disagreement")),
@@ -31,6 +32,10 @@ CELLS: list[tuple[dict[str, Any], tuple[str, ...]]] = [
     ({"code": "evidence-gate"}, ("newest", "kind", "tool")),
     ({"kind": "unread-unit"}, ("newest", "run")),
     ({"state": "unlabelled"}, ("newest", "run")),
+    # the commonest tool, bunched in a few kinds; the commonest code (coverage gaps') with the commonest pack
+    # version (negative claims'), two filters filed under no common kind
+    ({"tool": "runbook_lookup"}, ("kind",)),
+    ({"code": "cannot_cover", "pack_version": "en-negatives@3"}, ("run", "newest", "kind", "tool")),
 ]
 
 

@@ -16,7 +16,7 @@ from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import Count, fetch_rows, finding_out
 from store.runs import resolve_run
-from store.tallies import FINDING_FILTER_FACETS, tally, tally_values
+from store.tallies import FINDING_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import DANGLING_REFERENCE, DISAGREEMENT, disagreement_sql
 from store.windows import count_by_windows
 
@@ -99,6 +99,8 @@ def _filters(
     if condition is not None:
         where.append(condition[0])
         params.extend(condition[1])
+    if _never_meet(db, {"kind": kind, "code": code, "tool": tool, "pack_version": pack_version}):
+        where.insert(0, _NONE)
     return where, params
 
 
@@ -334,15 +336,24 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
 
 
 def _kinds_holding(db: Database, filters: dict[str, Any]) -> list[str] | None:
-    """The kinds holding findings of the filters' pack version (one seek of `findings_pack_kind` a kind) and
-    tool (its `kind_tool` tallies, schema m023); None when neither is set."""
-    pack, tool = filters.get("pack_version"), filters.get("tool")
-    if not pack and not tool:
+    """The kinds that hold findings of the filters' code (its `kind_code` tallies, schema m027), tool
+    (`kind_tool`, m023) and pack version (one seek of `findings_pack_kind` a kind), within the filters' kind;
+    None when none of those is set, or when the tallies cannot say (a value holding their separator, a
+    finding with no kind)."""
+    kind, code, tool, pack = (filters.get(name) for name in ("kind", "code", "tool", "pack_version"))
+    if not (code or tool or pack) or any(KIND_TOOL_SEP in str(v) for v in (kind, code, tool) if v):
         return None
-    kinds = tally_values(db, "kind", cap=10_000)
+    every_kind = tally_values(db, "kind", cap=_KINDS_AT_MOST)
+    if len(every_kind) >= _KINDS_AT_MOST or tally_sum(db, "kind", every_kind, exclude=False) != tally(
+        db, "findings"
+    ):
+        return None
+    kinds = [str(kind)] if kind else every_kind
+    if code:
+        kinds = [k for k in kinds if tally(db, "kind_code", f"{k}{KIND_TOOL_SEP}{code}")]
     if tool:
         kinds = [k for k in kinds if tally(db, "kind_tool", f"{k}{KIND_TOOL_SEP}{tool}")]
-    if pack:
+    if pack and kinds:
         held: list[str] = []
         while True:
             row = db.execute(
@@ -355,6 +366,19 @@ def _kinds_holding(db: Database, filters: dict[str, Any]) -> list[str] | None:
             held.append(str(row[0]))
         kinds = [k for k in kinds if k in held]
     return kinds
+
+
+#: More kinds than this and the tallies are not read for them (the framework files a handful).
+_KINDS_AT_MOST = 1_000
+#: A condition no finding meets, in either dialect.
+_NONE = "1 = 0"
+
+
+def _never_meet(db: Database | None, filters: dict[str, Any]) -> bool:
+    """Whether two or more filters are filed under no common kind, so no finding meets them all: known from
+    the tallies in a few reads, where a walk read every finding of the store to learn it."""
+    named = [name for name in ("kind", "code", "tool", "pack_version") if filters.get(name)]
+    return db is not None and len(named) >= 2 and _kinds_holding(db, filters) == []
 
 
 def _driven_filters(
@@ -410,6 +434,8 @@ def _part_rows(
     the sort's own; newest first, each chunk of runs' findings from `findings_source`). With a `driver`,
     its findings are read whole by its index and sorted on their keys alone (a sort carrying every column of
     every finding cost 10 microseconds a row), then the page's own rows read."""
+    if _NONE in conds:  # filters that never meet (`_never_meet`): newest first would still walk every run
+        return []
     order = ", ".join(QUEUE_SORTS[sort])
     extra, extra_params = _after(sort, after) if after is not None else ([], [])
     if driver is not None:
@@ -494,7 +520,7 @@ def _walk(
         kinds = _kinds_holding(db, filters)
         if kinds is not None:
             source = "findings f INDEXED BY findings_kind_order CROSS JOIN runs r ON r.key = f.run_key"
-            where = [*where, f"f.kind IN ({', '.join('?' for _ in kinds)})" if kinds else "0"]
+            where = [*where, f"f.kind IN ({', '.join('?' for _ in kinds)})" if kinds else _NONE]
             params = [*params, *kinds]
     # newest first under a kind, each run is probed on the kind's index alone (its rows are read for matches);
     # else on the run order's index (under a pack version SQLite would read the pack's findings whole)
@@ -582,8 +608,11 @@ def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
     active = _active_filters(filters)
     if not active:
         return tally(db, "findings")
-    if set(active) == {"kind", "tool"} and not any(KIND_TOOL_SEP in str(v) for v in active.values()):
-        return tally(db, "kind_tool", f"{active['kind']}{KIND_TOOL_SEP}{active['tool']}")
+    if _never_meet(db, active):
+        return 0
+    for paired in ("tool", "code"):  # a kind with a tool or a code: their tally (schema m023, m027)
+        if set(active) == {"kind", paired} and not any(KIND_TOOL_SEP in str(v) for v in active.values()):
+            return tally(db, f"kind_{paired}", f"{active['kind']}{KIND_TOOL_SEP}{active[paired]}")
     if len(active) > 1:
         return None
     [(name, value)] = active.items()

@@ -6,7 +6,8 @@ Facets: `runs` (value ''), `outcome`, `agent`, `tenant`, `has_findings` (''), `r
 one finding of the kind), `run_pack` (runs whose findings name the pack version); `findings` (''), `kind`,
 `code`, `tool` (a finding's own tool name), `tool_named` (findings naming the tool, as their own or in their
 refs: what the queue's tool filter matches, each finding once per distinct name; schema m023), `kind_tool`
-(the same by kind and tool, `KIND_TOOL_SEP` between),
+(the same by kind and tool, `KIND_TOOL_SEP` between), `kind_code` (findings by kind and code, the same
+separator; schema m027),
 `pack_version` (findings of that version).
 """
 
@@ -33,6 +34,13 @@ _NAMED = (
     f"UNION {named_in_refs('f.refs', value='f.rowid, f.kind, k.value', source='findings f, ')}"
 )
 
+#: Findings by kind and code (schema m027), each finding once per distinct code.
+KIND_CODE_TALLY = (
+    f"SELECT 'kind_code', kind || '{KIND_TOOL_SEP}' || value, count(*) FROM (SELECT DISTINCT f.rowid, f.kind, "
+    "j.value FROM findings f, json_each(CASE WHEN json_valid(f.codes) THEN f.codes ELSE '[]' END) j "
+    "WHERE j.type = 'text' AND f.kind IS NOT NULL) coded GROUP BY kind, value"
+)
+
 _REBUILD = (
     "SELECT 'runs', '', count(*) FROM runs",
     "SELECT 'outcome', outcome, count(*) FROM runs WHERE outcome IS NOT NULL GROUP BY outcome",
@@ -53,6 +61,7 @@ _REBUILD = (
     f"SELECT 'tool_named', v, count(*) FROM ({_NAMED}) named GROUP BY v",
     f"SELECT 'kind_tool', kind || '{KIND_TOOL_SEP}' || v, count(*) FROM ({_NAMED}) named WHERE kind IS NOT NULL "
     "GROUP BY kind, v",
+    KIND_CODE_TALLY,
 )
 
 

@@ -10,6 +10,7 @@ from sqlite_utils import Database
 
 from reviewer.review.evidence import assemble_evidence
 from store import labels
+from store.db.connection import open_database
 from store.db.ingest import ingest
 from store.findings import (
     QUEUE_SORTS,
@@ -17,6 +18,7 @@ from store.findings import (
     first_unlabelled,
     next_unlabelled,
     queue_count,
+    queue_count_at_most,
     queue_page,
     queue_page_at,
     queue_position,
@@ -247,36 +249,99 @@ def test_the_queue_opens_where_its_first_page_says_without_reading_again(
     assert first_unlabelled(loaded, sort=sort, reviewer="ann") is None
 
 
-def test_a_kind_and_code_filter_is_counted_window_by_window_and_the_progress_line_says_when_it_is_a_lower_bound(
+def test_a_code_and_tool_filter_is_counted_window_by_window_and_the_progress_line_says_when_it_is_a_lower_bound(
     synthetic_sqlite_store: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two queue filters no tally answers together (a kind and a code): their count and the progress line's
+    """Two queue filters no tally answers together (a code and a tool): their count and the progress line's
     total read windows of findings, newest first, for a bounded time (at a million runs the progress line
     counted every finding of a kind and a tool so: 1.6 s). Exact when the windows end in time, else a lower
-    bound the screens show as `n+`. (A tool, and a kind with a tool, have their tallies, schema m023.)"""
+    bound the screens show as `n+`. (A tool, and a kind with a tool or a code, have their tallies, schema
+    m023 and m027.)"""
     from store import findings as queue
 
     db = synthetic_sqlite_store
-    [kind] = db.execute("SELECT value FROM tallies WHERE facet = 'kind' ORDER BY n DESC LIMIT 1").fetchone()
+    filters = {"code": "TIMEOUT", "tool": "query_metrics"}
     scanned = db.execute(
-        "SELECT count(*) FROM findings WHERE kind = ? AND codes LIKE '%\"TIMEOUT\"%'", [kind]
+        "SELECT count(*) FROM findings WHERE tool_name = 'query_metrics' AND codes LIKE '%\"TIMEOUT\"%'"
     ).fetchone()[0]
-    assert scanned > 100
-    monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS", 100)
-    monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS_MAX", 100)
+    assert scanned > 50
+    monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS", 300)
+    monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS_MAX", 300)
     monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 60.0)
-    counted = queue.queue_count_at_most(db, kind=kind, code="TIMEOUT")
+    counted = queue.queue_count_at_most(db, **filters)
     assert counted.exact and counted == scanned
-    assert queue.queue_progress(db, kind=kind, code="TIMEOUT")["total"] == scanned
+    assert queue.queue_progress(db, **filters)["total"] == scanned
     monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 0.0)  # out of time after the first window
-    partial = queue.queue_count_at_most(db, kind=kind, code="TIMEOUT")
+    partial = queue.queue_count_at_most(db, **filters)
     assert not partial.exact and 0 < partial < scanned
-    total = queue.queue_progress(db, kind=kind, code="TIMEOUT")["total"]
+    total = queue.queue_progress(db, **filters)["total"]
     assert not getattr(total, "exact", True) and total == partial
     from reviewer.ui.screens.queue import progress_text
 
     shown = progress_text({"labelled": 0, "total": total, "mine": 0, "disagreements": 0}, None, {}).plain
     assert f"0 / {int(total):,}+ labelled" in shown
+
+
+@both_backends
+def test_a_kind_and_a_code_are_counted_from_their_tally_and_filters_under_no_common_kind_are_empty(
+    loaded: Database,
+) -> None:
+    """A kind and a code are counted exactly from their `kind_code` tally (schema m027); a code and a kind
+    that never carries it leave nothing, in every order, with an exact count of 0."""
+    import json
+
+    filed: dict[tuple[str, str], int] = {}
+    for kind, codes in loaded.execute("SELECT kind, codes FROM findings").fetchall():
+        for code in set(json.loads(codes or "[]")):
+            filed[(kind, code)] = filed.get((kind, code), 0) + 1
+    assert len({k for k, _ in filed}) > 1 and filed
+    for (kind, code), n in filed.items():
+        assert queue_count(loaded, kind=kind, code=code) == n, (kind, code)
+        assert queue_count_at_most(loaded, kind=kind, code=code).exact
+    kinds = {k for k, _ in filed} | {
+        k for (k,) in loaded.execute("SELECT DISTINCT kind FROM findings").fetchall()
+    }
+    [(kind, code), *_] = sorted((k, c) for k in kinds for c in {c for _, c in filed} if (k, c) not in filed)
+    for sort in QUEUE_SORTS:
+        assert queue_page(loaded, sort=sort, limit=20, kind=kind, code=code) == []
+    assert queue_count(loaded, kind=kind, code=code) == 0
+    assert queue_count_at_most(loaded, kind=kind, code=code).exact
+
+
+def test_filters_under_no_common_kind_are_empty_without_reading_the_findings(
+    synthetic_sqlite_store: Database, tmp_path: Path
+) -> None:
+    """Two filters filed under no common kind (a code only coverage gaps carry, a pack version only negative
+    claims carry) leave nothing, known from the tallies in a few reads: at a million runs the walk read every
+    finding of the store to learn it (0.3-1.3 s an opening)."""
+    from store import findings as queue
+
+    synthetic_sqlite_store.execute(f"VACUUM INTO '{tmp_path / 'own.db'}'")  # the module's store is shared
+    db = open_database(tmp_path / "own.db")
+    db.execute(  # a code only coverage gaps carry (the tallies follow, by their triggers)
+        "UPDATE findings SET codes = '[\"SCOPE_LIMIT\"]' WHERE id IN "
+        "(SELECT id FROM findings WHERE kind = 'coverage-gap' ORDER BY id LIMIT 40)"
+    )
+    db.execute(  # a pack version, as a replay files it on a few negative claims
+        "UPDATE findings SET pack_version = 'en@1' WHERE id IN "
+        "(SELECT id FROM findings WHERE kind = 'negative-claim' ORDER BY id LIMIT 5)"
+    )
+    apart = {"code": "SCOPE_LIMIT", "pack_version": "en@1"}
+    assert queue.queue_count(db, code="SCOPE_LIMIT") == 40 and queue.queue_count(db, pack_version="en@1") == 5
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        for sort in QUEUE_SORTS:
+            assert queue.queue_page(db, sort=sort, limit=60, **apart) == []
+            assert queue.first_unlabelled(db, sort=sort, **apart) is None
+        assert queue.queue_count(db, **apart) == 0
+        assert queue.queue_count_at_most(db, **apart).exact
+    finally:
+        db.conn.set_trace_callback(None)
+    # the findings are read only to seek the kinds holding the pack version (one seek a kind): no walk, not
+    # even newest first's walk of every run by chunks
+    reads = [s for s in statements if "findings" in s and "tallies" not in s]
+    assert reads and all("min(f.kind)" in s and "findings_pack_kind" in s for s in reads), reads
 
 
 def _queue_filters_of(db: Database) -> list[dict[str, str]]:

@@ -130,8 +130,10 @@ def test_a_count_the_tallies_cannot_answer_is_bounded_and_says_so(db: Database) 
     [kind] = db.execute("SELECT value FROM tallies WHERE facet = 'kind' ORDER BY n DESC LIMIT 1").fetchone()
     pair = queue_count_at_most(db, cap=20, kind=kind, tool="search_logs")  # so does a kind and a tool
     assert (pair, pair.exact) == (queue_count(db, kind=kind, tool="search_logs"), True) and pair > 20
-    assert queue_count(db, kind=kind, code="TIMEOUT") > 20
-    both_filters = queue_count_at_most(db, cap=20, kind=kind, code="TIMEOUT")
+    coded = queue_count_at_most(db, cap=20, kind=kind, code="TIMEOUT")  # and a kind and a code (m027)
+    assert (coded, coded.exact) == (queue_count(db, kind=kind, code="TIMEOUT"), True) and coded > 20
+    assert queue_count(db, code="TIMEOUT", tool="search_logs") > 20
+    both_filters = queue_count_at_most(db, cap=20, code="TIMEOUT", tool="search_logs")
     assert (both_filters, both_filters.exact) == (20, False)
 
 

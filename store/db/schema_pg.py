@@ -437,6 +437,19 @@ def pg_m023_tool_named_tally(db: PgDatabase) -> None:
     rebuild_tallies(db, codes=False)  # type: ignore[arg-type]  # finding_codes (m021) is kept already
 
 
+def pg_m027_kind_code_tally(db: PgDatabase) -> None:
+    """m027's `kind_code` tally: the findings' row tally triggers made again (m023's, with the facet), then
+    the new facet counted."""
+    for event in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event} ON findings")
+        db.execute(f"DROP FUNCTION IF EXISTS tally_findings_{event}()")
+    _findings_tally_triggers(db, schema.FINDING_TALLY_COLUMNS)
+    from store.tallies import KIND_CODE_TALLY
+
+    db.execute("DELETE FROM tallies WHERE facet = 'kind_code'")  # an older store's m010 counted it already
+    db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({KIND_CODE_TALLY}) counted")
+
+
 def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
     """Renumber the full-text documents so each id carries its run's rowid (as m011 does on SQLite)."""
     db.execute(
@@ -1007,6 +1020,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m024_finding_and_run_keys": pg_m024_finding_and_run_keys,
     "m025_search_doc_runs": pg_m025_search_doc_runs,
     "m026_search_run_flags": pg_m026_search_run_flags,
+    "m027_kind_code_tally": pg_m027_kind_code_tally,
 }
 
 
