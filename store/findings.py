@@ -16,7 +16,7 @@ from store.errors import NotFound
 from store.labels import current_by_target, history, state_condition
 from store.rows import Count, fetch_rows, finding_out
 from store.runs import resolve_run
-from store.tallies import FINDING_FILTER_FACETS, tally, tally_sum, tally_values
+from store.tallies import FINDING_FILTER_FACETS, tally, tally_values
 from store.vocab import DANGLING_REFERENCE, DISAGREEMENT, disagreement_sql
 from store.windows import count_by_windows
 
@@ -337,33 +337,45 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
 
 def _kinds_holding(db: Database, filters: dict[str, Any]) -> list[str] | None:
     """The kinds that hold findings of the filters' code (its `kind_code` tallies, schema m027), tool
-    (`kind_tool`, m023) and pack version (one seek of `findings_pack_kind` a kind), within the filters' kind;
+    (`kind_tool`, m023) and pack version (a seek of `findings_pack_kind` a kind), within the filters' kind;
     None when none of those is set, or when the tallies cannot say (a value holding their separator, a
-    finding with no kind)."""
+    finding with no kind). At most four statements, whatever the number of kinds (PostgreSQL pays a round
+    trip each)."""
     kind, code, tool, pack = (filters.get(name) for name in ("kind", "code", "tool", "pack_version"))
     if not (code or tool or pack) or any(KIND_TOOL_SEP in str(v) for v in (kind, code, tool) if v):
         return None
-    every_kind = tally_values(db, "kind", cap=_KINDS_AT_MOST)
-    if len(every_kind) >= _KINDS_AT_MOST or tally_sum(db, "kind", every_kind, exclude=False) != tally(
-        db, "findings"
-    ):
+    counts = db.execute(
+        "SELECT facet, value, n FROM tallies WHERE facet = 'findings' OR (facet = 'kind' AND value != '') "
+        f"LIMIT {_KINDS_AT_MOST}"
+    ).fetchall()
+    every_kind = sorted(str(value) for facet, value, _ in counts if facet == "kind")
+    findings_n = sum(int(n) for facet, _, n in counts if facet == "findings")
+    if len(counts) >= _KINDS_AT_MOST or sum(int(n) for f, _, n in counts if f == "kind") != findings_n:
         return None
     kinds = [str(kind)] if kind else every_kind
-    if code:
-        kinds = [k for k in kinds if tally(db, "kind_code", f"{k}{KIND_TOOL_SEP}{code}")]
-    if tool:
-        kinds = [k for k in kinds if tally(db, "kind_tool", f"{k}{KIND_TOOL_SEP}{tool}")]
+    for facet, value in (("kind_code", code), ("kind_tool", tool)):
+        if value and kinds:
+            pairs = {f"{k}{KIND_TOOL_SEP}{value}": k for k in kinds}
+            marks = ", ".join("?" for _ in pairs)
+            held = {
+                pairs[str(r[0])]
+                for r in db.execute(
+                    f"SELECT value FROM tallies WHERE facet = ? AND value IN ({marks}) AND n > 0",
+                    [facet, *pairs],
+                )
+            }
+            kinds = [k for k in kinds if k in held]
     if pack and kinds:
-        held: list[str] = []
-        while True:
-            row = db.execute(
-                "SELECT min(f.kind) FROM findings f INDEXED BY findings_pack_kind WHERE f.pack_version = ? "
-                "AND f.kind > ?",
-                [str(pack), held[-1] if held else ""],
-            ).fetchone()
-            if row is None or row[0] is None:
-                break
-            held.append(str(row[0]))
+        seek = (
+            "SELECT ? AS kind WHERE EXISTS (SELECT 1 FROM findings f INDEXED BY findings_pack_kind "
+            "WHERE f.pack_version = ? AND f.kind = ?)"
+        )
+        held = {
+            str(r[0])
+            for r in db.execute(
+                " UNION ALL ".join(seek for _ in kinds), [v for k in kinds for v in (k, str(pack), k)]
+            )
+        }
         kinds = [k for k in kinds if k in held]
     return kinds
 
