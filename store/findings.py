@@ -64,6 +64,7 @@ def _filters(
     state: str = "any",
     reviewer: str | None = None,
     run_key: str | None = None,
+    tool_as_range: bool = False,
 ) -> tuple[list[str], list[Any]]:
     where: list[str] = []
     params: list[Any] = []
@@ -76,8 +77,16 @@ def _filters(
         where.append("EXISTS (SELECT 1 FROM finding_codes c WHERE c.code = ? AND c.finding = f.id)")
         params.append(code)
     if tool and db is not None and _named_only_as_own(db, tool):
-        where.append(f"{TOOL} = ?")  # as the tool index spells it (a tool is never the empty name here)
-        params.append(tool)
+        # as the tool index spells it (a tool is never the empty name here); in the tool order on SQLite as a
+        # range of one value: under an equality on its index's expression SQLite 3.40 sorted every finding of
+        # the tool (47,340 at a million runs: 40 ms), and reads a range in the index's order (in other orders
+        # the range made it choose the tool's index and sort, where the equality let it walk the order's)
+        if tool_as_range and not is_postgres(db):
+            where.append(f"{TOOL} BETWEEN ? AND ?")
+            params.extend([tool, tool])
+        else:
+            where.append(f"{TOOL} = ?")
+            params.append(tool)
     elif tool:
         # a finding's refs are parsed only where their text holds the name (orjson writes such a name as it
         # is): parsing every finding's refs made the queue by tool 150-300 ms a page on PostgreSQL
@@ -399,7 +408,9 @@ def _driven_filters(
     """The filters' conditions and parameters, with the driver's (when a set is read whole) appended."""
     driver = _driver(db, filters, sort)
     where, params = _filters(
-        db, **{k: v for k, v in filters.items() if driver is None or k != driver.replaces}
+        db,
+        **{k: v for k, v in filters.items() if driver is None or k != driver.replaces},
+        tool_as_range=sort == "tool",
     )
     if driver is not None:
         where, params = [*where, *driver.conds], [*params, *driver.params]

@@ -43,7 +43,10 @@ def count_by_windows(
 ) -> Count:
     """How many rows of `table` (as `alias`) meet `where`, up to `cap`: windows of its rowids from the
     greatest down, the first `first_width` wide (to learn the pace), each next as wide as the time left
-    of `budget_s` allows at that pace, up to `max_width`; `exact` False when `cap` or the time runs out.
+    of `budget_s` allows at the last window's pace, at most twice the last and `max_width`; `exact` False
+    when `cap` or the time runs out. (Paced on the first window alone, a window of rows whose cached
+    newest pages read 10 times faster than older ones was followed by one of 65,536 rows: 150 ms against
+    a budget of 15 at a million runs.)
 
     `own_btree` (SQLite): read each window from the table's own b-tree, never from an index of a filter
     (the queue's kind index made each window of findings read every finding of the kind: 61 ms for 2,048)."""
@@ -52,8 +55,9 @@ def count_by_windows(
         return Count(0)
     lo, top = bounds
     source = f"{table} AS {alias}" + (" NOT INDEXED" if own_btree and not is_postgres(db) else "")
-    width, started, n, read = first_width, time.perf_counter(), 0, 0
+    width, started, n = first_width, time.perf_counter(), 0
     while top >= lo:
+        window_started = time.perf_counter()
         first = max(lo, top - width + 1)
         conds, cond_params = [f"{alias}.rowid BETWEEN ? AND ?"], [first, top]
         if window is not None:
@@ -62,12 +66,12 @@ def count_by_windows(
             cond_params += extra_params
         sql = f"SELECT count(*) FROM {source} WHERE {' AND '.join([*conds, *where])}"
         n += int(db.execute(sql, [*cond_params, *params]).fetchone()[0])
-        read += top - first + 1
+        pace = (time.perf_counter() - window_started) / (top - first + 1)
         top = first - 1
         if n > cap:
             return Count(cap, exact=False)
         spent = time.perf_counter() - started
         if top >= lo and spent > budget_s:
             return Count(n, exact=False)
-        width = max(1, min(int((budget_s - spent) / max(spent / read, 1e-9)), max_width))
+        width = max(1, min(int((budget_s - spent) / max(pace, 1e-9)), 2 * width, max_width))
     return Count(n)

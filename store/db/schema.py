@@ -737,4 +737,21 @@ def m027_kind_code_tally(db: Database) -> None:
     db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({KIND_CODE_TALLY})")
 
 
+@migrations()
+def m028_pack_version_in_the_queue_indexes(db: Database) -> None:
+    """The pack version in the indexes the queue reads findings by: m024's keys by id, and the run and tool
+    orders (m013; the run order with the tool too). A queue under a pack version and another filter tests the
+    pack version from the index it reads, where each finding's row was read for it (about 130 us a row at
+    a million runs): a code of 13,790 findings with a pack version 47 -> 12 ms, a common tool with one by
+    tool 57 -> 11 ms."""
+    position = "coalesce(seq, -1)"
+    for name, columns in (
+        ("findings_keys", "id, run_key, seq, kind, tool_name, pack_version"),
+        ("findings_queue_order", f"run_key, {position}, id, pack_version, ifnull(tool_name, '')"),
+        ("findings_tool_order", f"ifnull(tool_name, ''), run_key, {position}, id, pack_version"),
+    ):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+        db.execute(f"CREATE INDEX {name} ON findings({columns})")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -805,6 +805,19 @@ def pg_m024_finding_and_run_keys(db: PgDatabase) -> None:
     db.execute("CREATE INDEX runs_key_started ON runs(key) INCLUDE (started_ms)")
 
 
+def pg_m028_pack_version_in_the_queue_indexes(db: PgDatabase) -> None:
+    """m028: the pack version (and in the run order the tool) among the INCLUDE columns of m024's keys and
+    m013's run and tool orders."""
+    position = "(coalesce(seq, -1))"
+    for name, columns in (
+        ("findings_keys", "id) INCLUDE (rowid, run_key, seq, kind, tool_name, pack_version"),
+        ("findings_queue_order", f"run_key, {position}, id) INCLUDE (pack_version, tool_name"),
+        ("findings_tool_order", f"(coalesce(tool_name, '')), run_key, {position}, id) INCLUDE (pack_version"),
+    ):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+        db.execute(f"CREATE INDEX {name} ON findings({columns})")
+
+
 # -- a run's equality filters beside its search tokens (m022) ---------------------------------------------
 
 #: The runs screen's equality filters a run's row of `search_runs` holds as lexemes beside its tokens (schema
@@ -1021,6 +1034,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m025_search_doc_runs": pg_m025_search_doc_runs,
     "m026_search_run_flags": pg_m026_search_run_flags,
     "m027_kind_code_tally": pg_m027_kind_code_tally,
+    "m028_pack_version_in_the_queue_indexes": pg_m028_pack_version_in_the_queue_indexes,
 }
 
 
