@@ -636,6 +636,16 @@ def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
     for paired in ("tool", "code"):  # a kind with a tool or a code: their tally (schema m023, m027)
         if set(active) == {"kind", paired} and not any(KIND_TOOL_SEP in str(v) for v in active.values()):
             return tally(db, f"kind_{paired}", f"{active['kind']}{KIND_TOOL_SEP}{active[paired]}")
+    if set(active) == {"kind", "pack_version"}:
+        # one range of their index (schema m020), read from the index alone: counted window by window of
+        # findings it took 25 ms and gave a lower bound (a rare kind and a common pack version, a million runs)
+        return int(
+            db.execute(
+                "SELECT count(*) FROM findings f INDEXED BY findings_pack_kind WHERE f.pack_version = ? "
+                "AND f.kind = ?",
+                [str(active["pack_version"]), str(active["kind"])],
+            ).fetchone()[0]
+        )
     if len(active) > 1:
         return None
     [(name, value)] = active.items()

@@ -374,6 +374,33 @@ def test_filters_under_no_common_kind_are_empty_without_reading_the_findings(
     assert reads and all("WHERE EXISTS" in s and "findings_pack_kind" in s for s in reads), reads
 
 
+def test_a_kind_and_a_pack_version_are_counted_exactly_from_their_index(
+    synthetic_sqlite_store: Database, tmp_path: Path
+) -> None:
+    """A kind and a pack version are counted from one range of their index (`findings_pack_kind`), exact,
+    never window by window of findings (at a million runs 25 ms and a lower bound for a rare kind with a
+    common pack version; 0.3 ms so)."""
+    from store import findings as queue
+
+    synthetic_sqlite_store.execute(f"VACUUM INTO '{tmp_path / 'own.db'}'")  # the module's store is shared
+    db = open_database(tmp_path / "own.db")
+    db.execute(
+        "UPDATE findings SET pack_version = 'en@1' WHERE id IN (SELECT id FROM findings ORDER BY id LIMIT 900)"
+    )
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        for kind in ("negative-claim", "coverage-gap"):
+            scanned = db.execute(
+                "SELECT count(*) FROM findings WHERE kind = ? AND pack_version = 'en@1'", [kind]
+            ).fetchone()[0]
+            counted = queue.queue_count_at_most(db, kind=kind, pack_version="en@1")
+            assert counted.exact and counted == scanned > 0, kind
+    finally:
+        db.conn.set_trace_callback(None)
+    assert not [s for s in statements if "rowid BETWEEN" in s], "counted window by window"
+
+
 def _queue_filters_of(db: Database) -> list[dict[str, str]]:
     """Filters the queue may read whole (label states, a code, a pack version, pairs of them with a kind,
     pairs no finding meets) beside a kind alone, from the store's own values."""
