@@ -14,7 +14,7 @@ counts or filters on them. During the copy the tally triggers are disabled and t
 afterwards the indexes are recreated from their own definitions and the tallies recounted from the rows
 (`store.tallies.rebuild_tallies`, as the migrations do), checked against count(*), then VACUUM ANALYZE.
 Each query: one warm-up, then the median, min and max of `--repeats` (at least 5).
-The database is dropped at the end unless `--keep`.
+The database is dropped at the end unless `--keep` (or `--reuse`: a store timed again is kept).
 """
 
 from __future__ import annotations
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="an already replicated --database: recount its tallies, VACUUM ANALYZE and time it",
+        help="an already replicated --database: recount its tallies, VACUUM ANALYZE and time it (kept)",
     )
     parser.add_argument(
         "--only", action="append", help="time only the cases whose name holds this text (repeatable)"
@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"words: {chosen}; load {os.getloadavg()}", flush=True)
         rows = screen_rows(url, chosen, args.repeats, args.only)
     finally:
-        if not args.keep:
+        if not (args.keep or args.reuse):  # a reused store took minutes to build: never dropped
             drop_database(args.server, args.database)
     print(render(rows))
     print(f"load average {os.getloadavg()}; total {time.perf_counter() - started:.0f} s")
