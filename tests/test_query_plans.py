@@ -596,6 +596,39 @@ def test_newest_first_a_tool_with_a_pack_version_is_read_from_the_tool_index_alo
         assert page() == got and got
 
 
+def test_disagreements_first_reads_the_disagreeing_findings_by_id_under_any_filter(store: Database) -> None:
+    """Disagreements first, the disagreeing findings are read by their ids (no more of them than labelled
+    findings), never by walking a filter's index: under a common tool and a common code SQLite walked the
+    tool's 47,340 findings testing each against the disagreements (51 ms at a million runs, 26 ms so)."""
+    from store.vocab import verdicts_for
+
+    [tool] = store.execute(
+        "SELECT tool_name FROM findings WHERE tool_name IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()
+    some = store.execute(
+        "SELECT id, kind FROM findings WHERE tool_name = ? ORDER BY id LIMIT 6", [tool]
+    ).fetchall()
+    for fid, kind in some:  # two reviewers who disagree on them
+        verdicts = verdicts_for(kind)
+        labels.label_finding(store, fid, verdicts[0], "ann")
+        labels.label_finding(store, fid, verdicts[1], "bo")
+    disagreeing = [
+        sql
+        for sql in _statements(
+            store, lambda: findings.queue_page(store, sort=findings.DISAGREEMENT, limit=60, tool=tool)
+        )
+        if "HAVING count(DISTINCT" in sql and "NOT f.id IN" not in sql and "LIMIT 60" in sql
+    ]
+    assert disagreeing, "no statement read the disagreeing findings"
+    for sql in disagreeing:
+        plan = [row[3] for row in store.execute("EXPLAIN QUERY PLAN " + sql).fetchall()]
+        assert any(step.startswith("SEARCH f USING") and "findings_keys (id=?)" in step for step in plan), (
+            plan
+        )
+    rows = findings.queue_page(store, sort=findings.DISAGREEMENT, limit=60, tool=tool)
+    assert {r["id"] for r in rows[:6]} == {fid for fid, _ in some}
+
+
 def test_the_no_answer_count_reads_only_runs_with_no_answer(store: Database) -> None:
     """`w` on the runs screen: its count reads the runs that delivered nothing from their own index, not
     every run until 10,000 are found (127 ms at a million runs)."""
