@@ -284,13 +284,15 @@ def test_a_code_and_tool_filter_is_counted_window_by_window_and_the_progress_lin
 
 @both_backends
 def test_a_kind_and_a_code_are_counted_from_their_tally_and_filters_under_no_common_kind_are_empty(
-    loaded: Database,
+    loaded: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A kind and a code are counted exactly from their `kind_code` tally (schema m027); filters filed under
     no common kind leave nothing (in every order, with an exact count of 0), and every pair and triple of a
     kind, a code, a tool and a pack version lists and counts what a scan of the findings finds."""
     import itertools
     import json
+
+    from store import findings as findings_module
 
     kinds = [r[0] for r in loaded.execute("SELECT DISTINCT kind FROM findings ORDER BY kind")]
     for n, kind in enumerate(kinds[:2]):  # pack versions on a few findings of two kinds, as replays file them
@@ -336,6 +338,26 @@ def test_a_kind_and_a_code_are_counted_from_their_tally_and_filters_under_no_com
             )
             listed = sorted(r["id"] for r in queue_page(loaded, sort="kind", limit=10_000, **filters))
             assert listed == scanned and queue_count(loaded, **filters) == len(scanned), filters
+            newest = [r["id"] for r in queue_page(loaded, sort="newest", limit=10_000, **filters)]
+            with monkeypatch.context() as walking:  # newest first a tool with a pack version is read whole
+                walking.setattr(findings_module, "_driver", lambda *a, **k: None)
+                walked = [r["id"] for r in queue_page(loaded, sort="newest", limit=10_000, **filters)]
+            assert newest == walked and sorted(newest) == scanned, filters
+    # a tool with a pack version on more findings than the tool has: newest first, the tool's findings are
+    # read whole from the tool order's index (which holds the pack version, m028)
+    loaded.execute("UPDATE findings SET pack_version = 'en-all@1' WHERE kind = ?", [kinds[0]])
+    tools = sorted({f["tool"] for f in found if f["kind"] == kinds[0] and f["tool"]})[:2]
+    assert tools, "the fixture recordings must have tools in their first kind"
+    for tool in tools:
+        filters = {"tool": tool, "pack_version": "en-all@1"}
+        driver = findings_module._driver(loaded, filters, "newest")
+        scanned = sorted(f["id"] for f in found if f["tool"] == tool and f["kind"] == kinds[0])
+        newest = [r["id"] for r in queue_page(loaded, sort="newest", limit=10_000, **filters)]
+        with monkeypatch.context() as walking:
+            walking.setattr(findings_module, "_driver", lambda *a, **k: None)
+            walked = [r["id"] for r in queue_page(loaded, sort="newest", limit=10_000, **filters)]
+        assert newest == walked and sorted(newest) == scanned and scanned, filters
+        assert driver is not None and driver.index == "findings_tool_order", driver
 
 
 def test_filters_under_no_common_kind_are_empty_without_reading_the_findings(
