@@ -65,6 +65,13 @@ _REBUILD = (
 )
 
 
+def recount_kind_code(db: Database) -> None:
+    """Count the `kind_code` tally again from the rows (schema m027, which adds it; an older store's m010
+    rebuild, running this build's `_REBUILD`, may have counted it already)."""
+    db.execute("DELETE FROM tallies WHERE facet = 'kind_code'")
+    db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({KIND_CODE_TALLY}) counted")
+
+
 def rebuild_tallies(db: Database, *, codes: bool = True) -> None:
     """Recount every tally from the rows (inside the caller's transaction, if any), and refill the findings'
     codes (`finding_codes`, the code filter's index, kept by triggers as the tallies are; `codes` False: the

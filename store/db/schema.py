@@ -683,6 +683,13 @@ def m022_search_run_facets(db: Database) -> None:
 FINDING_TALLY_COLUMNS = "kind, run_key, tool_name, pack_version, codes, refs"
 
 
+def _remake_findings_tally_triggers(db: Database) -> None:
+    """The findings' tally triggers made again from `_tally_rows` as it is now (a migration adding a facet)."""
+    for event in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event}")
+    _findings_tally_triggers(db, FINDING_TALLY_COLUMNS)
+
+
 @migrations()
 def m023_tool_named_tally(db: Database) -> None:
     """The `tool_named` tally: findings by every tool they name, their own or one their refs name (each
@@ -690,9 +697,7 @@ def m023_tool_named_tally(db: Database) -> None:
     are exact and read one row (they counted windows of findings for 15 ms and showed a lower bound); and
     `kind_tool`, the same per kind and tool (`KIND_TOOL_SEP` between), for the queue by a kind and a tool.
     The findings' tally triggers are made again (m010's, with the facets, and an UPDATE of `refs` watched)."""
-    for event in ("insert", "delete", "update"):
-        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event}")
-    _findings_tally_triggers(db, FINDING_TALLY_COLUMNS)
+    _remake_findings_tally_triggers(db)
     from store.tallies import rebuild_tallies
 
     rebuild_tallies(db, codes=False)  # finding_codes (m021) is kept already
@@ -728,13 +733,10 @@ def m027_kind_code_tally(db: Database) -> None:
     which only negative claims carry) are then empty at once, where the walk read every finding of the
     store to learn it (0.3-1.3 s at a million runs), and a kind and a code are counted from one row. The
     findings' tally triggers are made again (m023's, with the facet); only the new facet is counted."""
-    for event in ("insert", "delete", "update"):
-        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event}")
-    _findings_tally_triggers(db, FINDING_TALLY_COLUMNS)
-    from store.tallies import KIND_CODE_TALLY
+    _remake_findings_tally_triggers(db)
+    from store.tallies import recount_kind_code
 
-    db.execute("DELETE FROM tallies WHERE facet = 'kind_code'")  # an older store's m010 counted it already
-    db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({KIND_CODE_TALLY})")
+    recount_kind_code(db)
 
 
 @migrations()

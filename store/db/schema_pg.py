@@ -428,26 +428,28 @@ def _findings_tally_triggers(db: PgDatabase, watched: str) -> None:
 def pg_m023_tool_named_tally(db: PgDatabase) -> None:
     """m023's `tool_named` tally: the findings' row tally triggers made again (m010's, with the facet, and
     an UPDATE of `refs` watched), then every tally recounted."""
-    for event in ("insert", "delete", "update"):
-        db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event} ON findings")
-        db.execute(f"DROP FUNCTION IF EXISTS tally_findings_{event}()")
-    _findings_tally_triggers(db, schema.FINDING_TALLY_COLUMNS)
+    _remake_findings_tally_triggers(db)
     from store.tallies import rebuild_tallies
 
     rebuild_tallies(db, codes=False)  # type: ignore[arg-type]  # finding_codes (m021) is kept already
 
 
-def pg_m027_kind_code_tally(db: PgDatabase) -> None:
-    """m027's `kind_code` tally: the findings' row tally triggers made again (m023's, with the facet), then
-    the new facet counted."""
+def _remake_findings_tally_triggers(db: PgDatabase) -> None:
+    """The findings' row tally triggers made again from `schema._tally_rows` as it is now (a migration adding
+    a facet)."""
     for event in ("insert", "delete", "update"):
         db.execute(f"DROP TRIGGER IF EXISTS tally_findings_{event} ON findings")
         db.execute(f"DROP FUNCTION IF EXISTS tally_findings_{event}()")
     _findings_tally_triggers(db, schema.FINDING_TALLY_COLUMNS)
-    from store.tallies import KIND_CODE_TALLY
 
-    db.execute("DELETE FROM tallies WHERE facet = 'kind_code'")  # an older store's m010 counted it already
-    db.execute(f"INSERT INTO tallies (facet, value, n) SELECT * FROM ({KIND_CODE_TALLY}) counted")
+
+def pg_m027_kind_code_tally(db: PgDatabase) -> None:
+    """m027's `kind_code` tally: the findings' row tally triggers made again (m023's, with the facet), then
+    the new facet counted."""
+    _remake_findings_tally_triggers(db)
+    from store.tallies import recount_kind_code
+
+    recount_kind_code(db)  # type: ignore[arg-type]
 
 
 def pg_m011_search_ids_by_run(db: PgDatabase) -> None:
