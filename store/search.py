@@ -201,13 +201,8 @@ def postgres_phrase_runs(db: Database, query: str, facets: Facets | None) -> Wal
     may share few documents; and reading the few first costs what intersecting two common words' entries
     does (40 ms at a million runs for "source gateway", whose walk fills a page in 1,200 runs)."""
     on_w, facet_params = (facets or Facets(())).on_w()
-    tokens_sql = PG_RUN_HOLDS_TOKENS
-    tokens_params: list[Any] = [query]
-    if facets and facets.tsquery:
-        tokens_sql = f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)"
-        tokens_params.append(facets.tsquery)
-    has_findings = ["w.findings > 0"] if facets and facets.has_findings else []
-    walk = " AND ".join([tokens_sql, *has_findings, PG_RUN_DOCS_MATCH])
+    tokens_sql, tokens_params = (facets or Facets(())).holds_tokens(query)
+    walk = f"{tokens_sql} AND {PG_RUN_DOCS_MATCH}"
     whole = " AND ".join([f"w.run IN ({MATCHED_RUNS})", *on_w])
 
     def drive() -> SortedRuns | None:
@@ -253,6 +248,17 @@ class Facets:
         within these filters, and its parameters."""
         sql, params = (
             (PG_RUN_HOLDS_FACETS, [query, self.tsquery]) if self.tsquery else (PG_RUN_HOLDS, [query])
+        )
+        return (f"{sql} AND w.findings > 0" if self.has_findings else sql), params
+
+    def holds_tokens(self, query: str) -> tuple[str, list[Any]]:
+        """The condition on alias `w` that the run holds every token of `query`, a query of more tokens
+        (anywhere in its documents: a candidate, whose documents are still to be matched), within these
+        filters, and its parameters."""
+        sql, params = (
+            (f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)", [query, self.tsquery])
+            if self.tsquery
+            else (PG_RUN_HOLDS_TOKENS, [query])
         )
         return (f"{sql} AND w.findings > 0" if self.has_findings else sql), params
 
@@ -546,32 +552,30 @@ def _postgres_runs_up_to(db: Database, query: str, cap: int, facets: Facets | No
     GIN index): their runs are the count when they are all the matches, or reach `cap`; else (documents
     bunched in few runs, or other filters) runs are tested one by one."""
     if not postgres_one_token(db, query):
+        # without other filters, first as many documents as the count needs runs: a common pair of words,
+        # each in a run of its own, is counted so (72 -> 44 ms at a million runs); pairs bunched in fewer runs
+        # read on
         limit = PG_COUNT_DOCS_PER_RUN * int(cap)
-        if not facets and limit > cap:
-            # first as many documents as the count needs runs: a common pair of words, each in a run of its
-            # own, is counted so (72 -> 44 ms at a million runs; pairs bunched in fewer runs read again)
-            found, rowids = db.execute(PG_DOC_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()
-            if int(found) <= cap or len(rowids or []) >= cap:
-                return min(len(rowids or []), int(cap))
-        found, rowids = db.execute(PG_DOC_RUNS_UP_TO, [query, limit + 1]).fetchone()
-        rowids = list(rowids or [])
-        if int(found) <= limit and facets:  # every match read: the filters tested on their runs alone
+        every_match, rowids = False, []
+        for docs in ([int(cap)] if not facets and limit > cap else []) + [limit]:
+            found, runs_of = db.execute(PG_DOC_RUNS_UP_TO, [query, docs + 1]).fetchone()
+            every_match, rowids = int(found) <= docs, list(runs_of or [])
+            if every_match or len(rowids) >= cap:
+                break
+        if every_match and facets:  # every match read: the filters tested on their runs alone
             on_w, params = facets.on_w()
             sql = (
                 "SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE w.run = ANY(?) AND "
                 f"{' AND '.join(on_w)} LIMIT ?) AS m"
             )
             return int(db.execute(sql, [rowids, *params, int(cap)]).fetchone()[0])
-        if int(found) <= limit or len(rowids) >= cap:
+        if every_match or len(rowids) >= cap:
             return min(len(rowids), int(cap))
         if not facets:
             return int(db.execute(POSTGRES_DOC_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])
-        tokens_sql, tokens_params = f"w.tokens @@ ({PG_ALL_TOKENS} && ?::tsquery)", [query, facets.tsquery]
-        if not facets.tsquery:
-            tokens_sql, tokens_params = PG_RUN_HOLDS_TOKENS, [query]
-        has_findings = " AND w.findings > 0" if facets.has_findings else ""
+        tokens_sql, tokens_params = facets.holds_tokens(query)
         sql = (
-            f"SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE {tokens_sql}{has_findings} "
+            f"SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE {tokens_sql} "
             f"AND {PG_RUN_DOCS_MATCH} LIMIT ?) AS m"
         )
         return int(db.execute(sql, [*tokens_params, query, int(cap)]).fetchone()[0])
