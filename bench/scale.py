@@ -342,6 +342,17 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
     def queue_first(sort: str | None = None, **filters: Any) -> Callable[[], Any]:
         return lambda: queue_opening(db, sort, **filters)
 
+    def searched(tag: str, text: str) -> tuple[tuple[str, Callable[[], Any]], ...]:
+        """A search's page, count and page by most findings (`tag` names it in the cases)."""
+        return (
+            (f"full-text search page ({tag})", runs_screen(search=text)),
+            (f"full-text search count ({tag})", lambda: runs.count_runs_at_most(db, search=text)),
+            (
+                f"full-text search page, most findings first ({tag})",
+                runs_screen(search=text, sort="most-findings"),
+            ),
+        )
+
     return [
         ("runs screen first page, no filter", runs_screen()),
         ("runs screen first page, most findings first", runs_screen(sort="most-findings")),
@@ -384,15 +395,7 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
             case
             for label, word in words.items()
             for case in (
-                (f"full-text search page ({label} word: {word})", runs_screen(search=word)),
-                (
-                    f"full-text search count ({label} word: {word})",
-                    lambda word=word: runs.count_runs_at_most(db, search=word),
-                ),
-                (
-                    f"full-text search page, most findings first ({label} word: {word})",
-                    runs_screen(search=word, sort="most-findings"),
-                ),
+                *searched(f"{label} word: {word}", word),
                 (
                     f"full-text search count within a finding kind ({common_kind}; {label} word: {word})",
                     lambda word=word: runs.count_runs_at_most(db, search=word, kind=common_kind),
@@ -423,15 +426,7 @@ def screen_cases(db: Any, words: dict[str, str]) -> list[tuple[str, Callable[[],
             case
             for label, text in PHRASES.items()
             for case in (
-                (f"full-text search page ({label}: {text})", runs_screen(search=text)),
-                (
-                    f"full-text search count ({label}: {text})",
-                    lambda text=text: runs.count_runs_at_most(db, search=text),
-                ),
-                (
-                    f"full-text search page, most findings first ({label}: {text})",
-                    runs_screen(search=text, sort="most-findings"),
-                ),
+                *searched(f"{label}: {text}", text),
                 (
                     f"full-text search page with findings (f; {label}: {text})",
                     runs_screen(search=text, has_findings=True),
