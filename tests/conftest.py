@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -199,20 +199,39 @@ def runs_rows_read(db: Any, statements: list[tuple[str, list[Any]]]) -> int:
     )
 
 
+def record_statements(db: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[object]]]:
+    """Every statement (and its parameters) a store of `db`'s kind executes from now on, until the test's
+    `monkeypatch` is undone."""
+    statements: list[tuple[str, list[object]]] = []
+    execute = type(db).execute
+
+    def recorded(self: Any, sql: str, params: Any = None) -> Any:
+        statements.append((sql, list(params or [])))
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(type(db), "execute", recorded)
+    return statements
+
+
+def sqlite_selects(db: Database, call: Callable[[], Any]) -> list[str]:
+    """The SELECT statements (parameters bound) SQLite runs for `call` (a generator's first item read)."""
+    seen: list[str] = []
+    db.conn.set_trace_callback(seen.append)
+    try:
+        result = call()
+        if hasattr(result, "__next__"):
+            next(result, None)
+    finally:
+        db.conn.set_trace_callback(None)
+    return [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+
+
 @pytest.fixture
 def postgresql_statements(
     synthetic_postgresql_store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> list[tuple[str, list[object]]]:
     """Every statement (and its parameters) the generated PostgreSQL store executes during the test."""
-    statements: list[tuple[str, list[object]]] = []
-    execute = type(synthetic_postgresql_store).execute
-
-    def recorded(db: Any, sql: str, params: Any = None) -> Any:
-        statements.append((sql, list(params or [])))
-        return execute(db, sql, params)
-
-    monkeypatch.setattr(type(synthetic_postgresql_store), "execute", recorded)
-    return statements
+    return record_statements(synthetic_postgresql_store, monkeypatch)
 
 
 @pytest.fixture

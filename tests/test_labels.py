@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -18,7 +17,7 @@ from reviewer.cli.main import cli
 from store import labels
 from store.db.ingest import ingest
 from store.db.reextract import reextract
-from tests.conftest import FIXTURE_RECORDINGS, both_backends
+from tests.conftest import FIXTURE_RECORDINGS, both_backends, postgresql_plan_nodes, record_statements
 
 
 @pytest.fixture
@@ -392,7 +391,7 @@ def test_a_pages_unlabelled_counts_probe_each_findings_labels_not_all_of_them(
     all of them (at a million runs 40-100 ms for one page at 2,200 labels, and more with every label)."""
     from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
     from store import labels, runs
-    from store.db.postgres import is_postgres, translate
+    from store.db.postgres import is_postgres
 
     insert_synthetic_runs(db, 300)
     insert_synthetic_findings(db)
@@ -409,25 +408,12 @@ def test_a_pages_unlabelled_counts_probe_each_findings_labels_not_all_of_them(
         for key in keys
     }
     assert 0 < sum(expected.values()) < sum(r["findings"] for r in page), "some labelled, some not"
-    statements: list[tuple[str, list[Any]]] = []
-    execute = type(db).execute
-
-    def recorded(self: Any, sql: str, params: Any = None) -> Any:
-        statements.append((sql, list(params or [])))
-        return execute(self, sql, params)
-
-    monkeypatch.setattr(type(db), "execute", recorded)
+    statements = record_statements(db, monkeypatch)
     got = labels.unlabelled_counts(db, keys)
     monkeypatch.undo()
     assert got == expected
     if is_postgres(db):
-        [(sql, params)] = [s for s in statements if "FROM findings f" in s[0]]
-        text, _ = translate(sql)
-        assert text is not None
-        plan = db._conn.execute("EXPLAIN (FORMAT JSON) " + text, params).fetchone()[0][0]["Plan"]  # type: ignore[attr-defined]
-
-        def nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
-            return [node, *(n for child in node.get("Plans", []) for n in nodes(child))]
-
-        joins = [n["Node Type"] for n in nodes(plan) if n.get("Join Type") == "Anti"]
+        counting = [s for s in statements if "FROM findings f" in s[0]]
+        assert len(counting) == 1, counting
+        joins = [n["Node Type"] for n in postgresql_plan_nodes(db, counting) if n.get("Join Type") == "Anti"]
         assert not joins, f"the unlabelled findings are an anti-join over every current label: {joins}"

@@ -21,6 +21,7 @@ from store import findings, labels, packs, runs, search
 from store.db.connection import open_database
 from store.db.statistics import statistics_stale
 from store.vocab import DISAGREEMENT
+from tests.conftest import sqlite_selects
 
 RUNS = 3_000
 
@@ -65,16 +66,7 @@ def store(request: pytest.FixtureRequest, built: Path, tmp_path: Path) -> Iterat
     db.close()
 
 
-def _statements(db: Database, call: Callable[[], Any]) -> list[str]:
-    seen: list[str] = []
-    db.conn.set_trace_callback(seen.append)
-    try:
-        result = call()
-        if hasattr(result, "__next__"):
-            next(result, None)
-    finally:
-        db.conn.set_trace_callback(None)
-    return [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+_statements = sqlite_selects
 
 
 def _problems(db: Database, sql: str) -> list[str]:

@@ -23,7 +23,7 @@ from store.findings import (
     queue_page_at,
     queue_position,
 )
-from tests.conftest import FIXTURE_RECORDINGS, both_backends
+from tests.conftest import FIXTURE_RECORDINGS, both_backends, sqlite_selects
 
 
 @pytest.fixture
@@ -380,16 +380,15 @@ def test_filters_under_no_common_kind_are_empty_without_reading_the_findings(
     )
     apart = {"code": "SCOPE_LIMIT", "pack_version": "en@1"}
     assert queue.queue_count(db, code="SCOPE_LIMIT") == 40 and queue.queue_count(db, pack_version="en@1") == 5
-    statements: list[str] = []
-    db.conn.set_trace_callback(statements.append)
-    try:
+
+    def opened_in_every_order() -> None:
         for sort in QUEUE_SORTS:
             assert queue.queue_page(db, sort=sort, limit=60, **apart) == []
             assert queue.first_unlabelled(db, sort=sort, **apart) is None
         assert queue.queue_count(db, **apart) == 0
         assert queue.queue_count_at_most(db, **apart).exact
-    finally:
-        db.conn.set_trace_callback(None)
+
+    statements = sqlite_selects(db, opened_in_every_order)
     # the findings are read only to seek whether the code's kinds hold the pack version (one seek a kind):
     # no walk, not even newest first's walk of every run by chunks
     reads = [s for s in statements if "findings" in s and "tallies" not in s]
@@ -409,17 +408,16 @@ def test_a_kind_and_a_pack_version_are_counted_exactly_from_their_index(
     db.execute(
         "UPDATE findings SET pack_version = 'en@1' WHERE id IN (SELECT id FROM findings ORDER BY id LIMIT 900)"
     )
-    statements: list[str] = []
-    db.conn.set_trace_callback(statements.append)
-    try:
+
+    def counted_by_kind() -> None:
         for kind in ("negative-claim", "coverage-gap"):
             scanned = db.execute(
                 "SELECT count(*) FROM findings WHERE kind = ? AND pack_version = 'en@1'", [kind]
             ).fetchone()[0]
             counted = queue.queue_count_at_most(db, kind=kind, pack_version="en@1")
             assert counted.exact and counted == scanned > 0, kind
-    finally:
-        db.conn.set_trace_callback(None)
+
+    statements = sqlite_selects(db, counted_by_kind)
     assert not [s for s in statements if "rowid BETWEEN" in s], "counted window by window"
 
 
