@@ -657,7 +657,8 @@ _COMPLEMENT_STATES = {"unlabelled": "labelled", "not-mine": "mine"}
 
 
 def _tallied_findings(db: Database, filters: dict[str, Any]) -> int | None:
-    """The exact count of findings under `filters` (label state aside) from the tallies, or None."""
+    """The exact count of findings under `filters` (label state aside) from the tallies (and, for a kind and a
+    pack version, one range of their index), or None."""
     active = _active_filters(filters)
     if not active:
         return tally(db, "findings")
