@@ -16,10 +16,9 @@ the collector paused: the reference of `bench.scale`):
   (the writer's inserts land there unindexed), and the index is built after it from `search_text` (FTS5's
   'rebuild', timed on its own line): what the ingest would take if a screen said how many runs are not
   searchable yet;
-- digest of the raw event bytes, no write: the content identity hashed from each event's bytes as recorded
-  (blake2b at C speed) instead of decoding each event whole and hashing its canonical JSON, with nothing
-  written: what the preparation costs without that second, untyped read of every event (the identity it
-  gives is not the stored one: two serialisations of one run would hash apart);
+- no identity digest, no write: no event is hashed for the run content identity (each event's canonical
+  JSON and its blake2b digest), with nothing written: the most a digest taken at C speed could give (the
+  identity it leaves is not the stored one);
 - shard merge: the writer's critical path alone, one process: each group's rows written by a "worker" into
   a shard SQLite file with bare tables (timed on its own line, work that would move to the workers), then
   merged into the store with ATTACH and `INSERT ... SELECT` in one transaction, beside `apply_group` on the
@@ -29,7 +28,6 @@ the collector paused: the reference of `bench.scale`):
 
 from __future__ import annotations
 
-import hashlib
 import os
 import statistics
 import sys
@@ -126,33 +124,18 @@ def full_text_later(paths: list[Path]) -> tuple[float, float]:
     return ingest_seconds, index_seconds
 
 
-class _RawDigests:
-    """Stands in for decode's untyped decoder: an event (a msgspec.Raw) is hashed as its recorded bytes; the
-    payloads (one JSON array of bytes) are decoded as before."""
-
-    def __init__(self, real: Any) -> None:
-        self._real = real
-
-    def decode(self, data: Any) -> Any:
-        if isinstance(data, bytes):
-            return self._real.decode(data)
-        return hashlib.blake2b(data, digest_size=16).digest()
-
-
 @contextmanager
-def raw_event_digests() -> Iterator[None]:
-    """Inside the block, decode hashes each event's recorded bytes for its identity (see `_RawDigests`)."""
+def no_identity_digest() -> Iterator[None]:
+    """Inside the block, decode takes no digest of the events (each one's is empty): what the run content
+    identity (canonical JSON of every event, blake2b) costs, and so the most a faster digest could save."""
     import store.reading.decode as decode
 
-    with (
-        _patched(decode, "_ANY_DECODER", _RawDigests(decode._ANY_DECODER)),
-        _patched(decode, "event_digest", lambda digest: digest),
-    ):
+    with _patched(decode, "event_digest", lambda event: b""):
         yield
 
 
-def raw_digest_no_write(paths: list[Path]) -> float:
-    with raw_event_digests():
+def no_digest_no_write(paths: list[Path]) -> float:
+    with no_identity_digest():
         return no_write(paths)
 
 
@@ -292,7 +275,7 @@ def one_repetition(paths: list[Path]) -> dict[str, float]:
         "full text later: the ingest": later,
         "full text later: the indexing pass after it": index,
         "full text later: both": later + index,
-        "digest of the raw event bytes, no write": raw_digest_no_write(paths),
+        "no identity digest, no write": no_digest_no_write(paths),
     }
 
 
