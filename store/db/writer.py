@@ -37,7 +37,7 @@ class Prepared:
 
 def to_tuples(x: Extracted) -> dict[str, list[tuple[Any, ...]]]:
     """Rows in column order, built where the recording was extracted, before the write transaction opens."""
-    return {t: [tuple(r.get(c) for c in COLUMNS[t]) for r in getattr(x, t)] for t in ROW_TABLES}
+    return {t: [tuple(map(r.get, COLUMNS[t])) for r in getattr(x, t)] for t in ROW_TABLES}
 
 
 #: SQLite INTEGER is a signed 64-bit number; a recorded JSON integer may be any size.
