@@ -77,7 +77,7 @@ MetaView: TypeAlias = Meta
 
 
 def _as_meta(value: Any) -> Meta:
-    """A plain `meta` object as the Struct the typed decode makes (its other keys dropped; not an object:
+    """A plain `meta` object as a Meta Struct (its other keys dropped; not an object:
     an empty one)."""
     if not isinstance(value, dict):
         return NO_META
@@ -151,7 +151,7 @@ class Recording:
     producer: dict[str, Any] | None
     skipped_events: int
     #: per kept event, a digest of the whole event as recorded (`event_digest`): a run's content identity
-    #: is made of its events' digests (the typed decode skips what extraction does not read)
+    #: is made of its events' digests
     event_digests: list[bytes] = field(default_factory=list)
 
 
