@@ -107,17 +107,48 @@ def verdicts_for(kind: str | None) -> tuple[str, ...]:
 #: the one SQL definition of a current label: each reviewer's latest row on a target, unless it clears.
 #: "Latest" is by the time the label was made (`created_at`), ties broken by row order, never by row order
 #: alone: an older export merged in later gets larger row ids and must not become the current verdict.
-CURRENT_LABELS_VIEW = f"""
+#: (Schema m002-m028's view, which chose each row's latest with a subquery per label row; m029 keeps the
+#: choice in `label_latest` as each label is written, LABEL_LATEST_KEPT, and reads it in CURRENT_LABELS_VIEW.)
+CURRENT_LABELS_BY_SUBQUERY = f"""
         CREATE VIEW current_labels AS
         SELECT l.* FROM labels l
         WHERE l.id = (SELECT m.id FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer
                       ORDER BY m.created_at DESC, m.id DESC LIMIT 1)
           AND l.verdict != '{CLEARED}'"""
 
+#: Each reviewer's latest label row on each target (schema m029): the choice CURRENT_LABELS_BY_SUBQUERY made
+#: at every read, made once as each label is written. A cleared one is kept too (an older label merged in
+#: later must not become current), and left out by the view.
+LABEL_LATEST_TABLE = """
+        CREATE TABLE label_latest (
+            target_id TEXT NOT NULL, reviewer TEXT NOT NULL, label_id BIGINT NOT NULL,
+            created_at TEXT NOT NULL, verdict TEXT NOT NULL, PRIMARY KEY (target_id, reviewer)
+        )"""
+#: Fills `label_latest` from the labels already written (the rule of CURRENT_LABELS_BY_SUBQUERY).
+LABEL_LATEST_FILL = """
+        INSERT INTO label_latest (target_id, reviewer, label_id, created_at, verdict)
+        SELECT l.target_id, l.reviewer, l.id, l.created_at, l.verdict FROM labels l
+        WHERE l.id = (SELECT m.id FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer
+                      ORDER BY m.created_at DESC, m.id DESC LIMIT 1)"""
+#: The statement a label's insert runs (as a trigger's body; `new` is the label row): it becomes the latest
+#: of its reviewer on its target unless a later one (by `created_at`, then row order) is already there.
+LABEL_LATEST_KEPT = """
+        INSERT INTO label_latest (target_id, reviewer, label_id, created_at, verdict)
+        VALUES (new.target_id, new.reviewer, new.id, new.created_at, new.verdict)
+        ON CONFLICT (target_id, reviewer) DO UPDATE SET label_id = excluded.label_id,
+            created_at = excluded.created_at, verdict = excluded.verdict
+        WHERE (excluded.created_at, excluded.label_id) > (label_latest.created_at, label_latest.label_id)"""
+CURRENT_LABELS_VIEW = f"""
+        CREATE VIEW current_labels AS
+        SELECT l.id, l.uid, c.target_id, l.target_kind, c.verdict, l.note, c.reviewer, l.created_at, l.undoes,
+               l.run_key, l.run_id, l.field, l.span_start, l.span_end, l.span_text, l.list
+        FROM label_latest c CROSS JOIN labels l ON l.id = c.label_id
+        WHERE c.verdict != '{CLEARED}'"""
+
 
 def current_labels(history: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
     """reviewer -> their latest row in a target's history (given oldest first), by `created_at` with ties
-    going to the later row; CLEARED removes one. The Python twin of CURRENT_LABELS_VIEW.
+    going to the later row; CLEARED removes one. The Python twin of CURRENT_LABELS_VIEW (and of LABEL_LATEST_KEPT's rule).
     """
     latest: dict[str, tuple[tuple[str, int], Mapping[str, Any]]] = {}
     for n, row in enumerate(history):

@@ -484,9 +484,11 @@ def test_the_queue_by_kind_under_a_tool_walks_only_the_kinds_naming_it(
         assert page() == rows
         walked = _vm_steps(store, page)
     assert len(rows) == 60 and {r["kind"] for r in rows} == {"negative-claim"}
-    # fresh statistics steer SQLite to the tool's own index here (2,000 findings read and sorted: at a million
-    # runs a common tool's are not few); with none it walked every kind before the tool's
-    assert steps <= walked * 1.1, f"{steps} steps kept to its kinds, {walked} not"
+    # fresh statistics steer SQLite to the kind-and-tool index here (2,000 findings read and sorted: at a
+    # million runs a common tool's are not few), and keeping to the kinds costs its two tally reads and a
+    # walk of the tool's kind (about 3,000 steps against 2,600, both pages' own label reads of 1,200 steps
+    # aside); with none it walked every kind before the tool's
+    assert steps <= walked * 1.25, f"{steps} steps kept to its kinds, {walked} not"
     if request.node.callspec.params["any_statistics"] == "no statistics":
         assert steps * 4 < walked, f"{steps} steps kept to its kinds, {walked} not"
 

@@ -32,7 +32,14 @@ from store.db import fts5_tables, schema
 from store.db.fts5_tables import ranges
 from store.db.schema import COLUMNS, DELIVERY_COLUMNS, SEARCH_DOC_BITS
 from store.errors import DatabaseVersionError, StoreError
-from store.vocab import CURRENT_LABELS_VIEW, received_nothing_sql
+from store.vocab import (
+    CURRENT_LABELS_BY_SUBQUERY,
+    CURRENT_LABELS_VIEW,
+    LABEL_LATEST_FILL,
+    LABEL_LATEST_KEPT,
+    LABEL_LATEST_TABLE,
+    received_nothing_sql,
+)
 
 
 class PgDatabase(Protocol):
@@ -242,7 +249,7 @@ def pg_m002_labels(db: PgDatabase) -> None:
         )""")
     db.execute("CREATE INDEX labels_target ON labels(target_id, reviewer, id)")
     db.execute("CREATE INDEX labels_reviewer ON labels(reviewer, id)")
-    db.execute(CURRENT_LABELS_VIEW)
+    db.execute(CURRENT_LABELS_BY_SUBQUERY)
 
 
 def pg_m003_phrase_packs(db: PgDatabase) -> None:
@@ -1007,6 +1014,23 @@ def pg_m025_search_doc_runs(db: PgDatabase) -> None:
     )
 
 
+def pg_m029_current_labels_kept(db: PgDatabase) -> None:
+    """m029: `label_latest` kept by a row trigger on labels (the same statement as SQLite's), and
+    `current_labels` read from it."""
+    db.execute(LABEL_LATEST_TABLE)
+    db.execute("CREATE INDEX label_latest_reviewer ON label_latest(reviewer, target_id)")
+    db.execute(LABEL_LATEST_FILL)
+    db.execute(
+        "CREATE FUNCTION label_latest_kept() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN "
+        f"{LABEL_LATEST_KEPT}; RETURN NULL; END $f$"
+    )
+    db.execute(
+        "CREATE TRIGGER label_latest_kept AFTER INSERT ON labels FOR EACH ROW EXECUTE FUNCTION label_latest_kept()"
+    )
+    db.execute("DROP VIEW current_labels")
+    db.execute(CURRENT_LABELS_VIEW)
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -1037,6 +1061,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m026_search_run_flags": pg_m026_search_run_flags,
     "m027_kind_code_tally": pg_m027_kind_code_tally,
     "m028_pack_version_in_the_queue_indexes": pg_m028_pack_version_in_the_queue_indexes,
+    "m029_current_labels_kept": pg_m029_current_labels_kept,
 }
 
 
