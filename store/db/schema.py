@@ -770,10 +770,20 @@ def m029_current_labels_kept(db: Database) -> None:
     and PostgreSQL, which could not estimate that, tested each finding of a queue page against every current
     label (an anti-join over all of them: 22-33 ms a page at 2,200 labels on the million-run store, and
     more with every label)."""
+    label_latest_filled(db)
+    db.execute(f"CREATE TRIGGER label_latest_kept AFTER INSERT ON labels BEGIN {LABEL_LATEST_KEPT}; END")
+    current_labels_from_latest(db)
+
+
+def label_latest_filled(db: Database) -> None:
+    """m029's table of current labels, with its reviewer index, filled from the labels already written."""
     db.execute(LABEL_LATEST_TABLE)
     db.execute("CREATE INDEX label_latest_reviewer ON label_latest(reviewer, target_id)")
     db.execute(LABEL_LATEST_FILL)
-    db.execute(f"CREATE TRIGGER label_latest_kept AFTER INSERT ON labels BEGIN {LABEL_LATEST_KEPT}; END")
+
+
+def current_labels_from_latest(db: Database) -> None:
+    """m029's `current_labels`, read from `label_latest` (once its trigger keeps it)."""
     db.execute("DROP VIEW current_labels")
     db.execute(CURRENT_LABELS_VIEW)
 

@@ -32,14 +32,7 @@ from store.db import fts5_tables, schema
 from store.db.fts5_tables import ranges
 from store.db.schema import COLUMNS, DELIVERY_COLUMNS, SEARCH_DOC_BITS
 from store.errors import DatabaseVersionError, StoreError
-from store.vocab import (
-    CURRENT_LABELS_BY_SUBQUERY,
-    CURRENT_LABELS_VIEW,
-    LABEL_LATEST_FILL,
-    LABEL_LATEST_KEPT,
-    LABEL_LATEST_TABLE,
-    received_nothing_sql,
-)
+from store.vocab import CURRENT_LABELS_BY_SUBQUERY, LABEL_LATEST_KEPT, received_nothing_sql
 
 
 class PgDatabase(Protocol):
@@ -1017,9 +1010,7 @@ def pg_m025_search_doc_runs(db: PgDatabase) -> None:
 def pg_m029_current_labels_kept(db: PgDatabase) -> None:
     """m029: `label_latest` kept by a row trigger on labels (the same statement as SQLite's), and
     `current_labels` read from it."""
-    db.execute(LABEL_LATEST_TABLE)
-    db.execute("CREATE INDEX label_latest_reviewer ON label_latest(reviewer, target_id)")
-    db.execute(LABEL_LATEST_FILL)
+    schema.label_latest_filled(db)  # type: ignore[arg-type]
     db.execute(
         "CREATE FUNCTION label_latest_kept() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN "
         f"{LABEL_LATEST_KEPT}; RETURN NULL; END $f$"
@@ -1027,8 +1018,7 @@ def pg_m029_current_labels_kept(db: PgDatabase) -> None:
     db.execute(
         "CREATE TRIGGER label_latest_kept AFTER INSERT ON labels FOR EACH ROW EXECUTE FUNCTION label_latest_kept()"
     )
-    db.execute("DROP VIEW current_labels")
-    db.execute(CURRENT_LABELS_VIEW)
+    schema.current_labels_from_latest(db)  # type: ignore[arg-type]
 
 
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
