@@ -773,12 +773,10 @@ def m029_current_labels_kept(db: Database) -> None:
     label_latest_filled(db)
     db.execute(f"CREATE TRIGGER label_latest_kept AFTER INSERT ON labels BEGIN {LABEL_LATEST_KEPT}; END")
     current_labels_from_latest(db)
-    # its statistics now (a store's labels came after its last ANALYZE; none at all read as a million rows)
-    from store.db.statistics import ANALYSIS_LIMIT, few_rows_where_none
-
-    db.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
+    # its statistics now (a store's labels came after its last ANALYZE; none at all read as a million rows,
+    # and where there are none, as for an empty table, opening the store plants a few rows' worth:
+    # `store.db.statistics.few_rows_where_none`)
     db.execute("ANALYZE label_latest")
-    few_rows_where_none(db)
 
 
 def label_latest_filled(db: Database) -> None:
