@@ -512,16 +512,25 @@ def _part_rows(
         ).fetchall()
         if not run_rows:
             break
-        marks = ", ".join("?" for _ in run_rows)
+        in_chunk, chunk_params = _run_keys_in(db, [key for _, key in run_rows])
         sql = (
             f"SELECT {select} FROM {findings_source} CROSS JOIN runs r ON r.key = f.run_key"
-            f"{_where([*conds, f'f.run_key IN ({marks})', *extra])} ORDER BY {order} LIMIT {want - len(out)}"
+            f"{_where([*conds, in_chunk, *extra])} ORDER BY {order} LIMIT {want - len(out)}"
         )
-        out += fetch_rows(db, sql, [*params, *(key for _, key in run_rows), *extra_params])
+        out += fetch_rows(db, sql, [*params, *chunk_params, *extra_params])
         if len(run_rows) < chunk:
             break
         bound, inclusive, chunk = run_rows[-1], False, min(chunk * 4, RUN_CHUNK_MAX)
     return out
+
+
+def _run_keys_in(db: Database, keys: list[str]) -> tuple[str, list[Any]]:
+    """The condition "the finding's run is one of `keys`" (a chunk of the newest-first walk) and its
+    parameters: on PostgreSQL one array parameter, where a list of up to 1,024 placeholders cost 3-4 ms a
+    chunk more to send and parse (7.6-9.5 against 4.5-5.2 ms for a chunk's findings at a million runs)."""
+    if is_postgres(db):
+        return "f.run_key = ANY(?)", [keys]
+    return f"f.run_key IN ({', '.join('?' for _ in keys)})", list(keys)
 
 
 def _walk(
