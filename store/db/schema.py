@@ -774,8 +774,8 @@ def m029_current_labels_kept(db: Database) -> None:
     db.execute(f"CREATE TRIGGER label_latest_kept AFTER INSERT ON labels BEGIN {LABEL_LATEST_KEPT}; END")
     current_labels_from_latest(db)
     # its statistics now (a store's labels came after its last ANALYZE; none at all read as a million rows,
-    # and where there are none, as for an empty table, opening the store plants a few rows' worth:
-    # `store.db.statistics.few_rows_where_none`)
+    # and where there are none, as for an empty table, opening the store plants some:
+    # `store.db.statistics.planted_where_none`)
     db.execute("ANALYZE label_latest")
 
 

@@ -17,17 +17,15 @@ STALE_FACTOR = 2.0
 #: Below this many rows no plan can go badly wrong; the first analysis waits for a store this big.
 MIN_ROWS = 200
 WATCHED = ("runs", "findings")
-#: Statistics a table gets when ANALYZE leaves it none (it was empty), as sqlite_stat1 rows (index, stat):
-#: `label_latest` (schema m029) fills as reviewers label, mostly after the last ANALYZE, and a table with no
-#: statistics SQLite takes for a million rows: it then built a Bloom filter over every finding of a kind to
-#: join a few thousand current labels (370 ms for the queue's unlabelled count at a million runs, 3 ms with
-#: these). Taken as few, the labels drive the join, which is right until a later ANALYZE counts them.
-FEW_ROWS = {
-    "label_latest": (
-        ("sqlite_autoindex_label_latest_1", "100 1 1"),
-        ("label_latest_reviewer", "100 50 1"),
-    )
-}
+#: `label_latest` (schema m029) fills as reviewers label, mostly after the last ANALYZE, and ANALYZE writes no
+#: statistics for an empty table. With none SQLite takes a table for a million rows: it built a Bloom
+#: filter over every finding of a kind to join a few thousand current labels (370 ms for the queue's
+#: unlabelled count under a kind at a million runs, 3 ms driven by the labels). Taken for far fewer rows
+#: than there are findings of a kind, the labels drive that join; taken for too few (100 at a million
+#: runs), SQLite read every current label to find a page's 100. So where it has none it is taken for this
+#: share of the findings (at least LABELS_PLANTED_AT_LEAST rows), until a later ANALYZE counts it.
+LABELS_PLANTED_SHARE = 100
+LABELS_PLANTED_AT_LEAST = 100
 
 
 def _described(db: Database, table: str) -> int | None:
@@ -75,7 +73,7 @@ def refresh_statistics(db: Database, *, force: bool = False) -> bool:
     if not force and not statistics_stale(db):
         # a table left with no statistics by an earlier build's ANALYZE (busy or read-only: the next open)
         with contextlib.suppress(sqlite3.OperationalError):
-            few_rows_where_none(db)
+            planted_where_none(db)
         return False
     try:
         db.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
@@ -89,24 +87,26 @@ def refresh_statistics(db: Database, *, force: bool = False) -> bool:
                     "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, NULL, ?)",
                     [table, str(_rows_about(db, table))],
                 )
-        few_rows_where_none(db)
+        planted_where_none(db)
     except sqlite3.OperationalError:  # busy past the timeout, or read-only: the next open tries again
         return False
     return True
 
 
-def few_rows_where_none(db: Database) -> None:
-    """Give each FEW_ROWS table that has no statistics (ANALYZE writes none for an empty table) its planted
-    ones, and make this connection read them."""
-    planted = False
-    for table, rows in FEW_ROWS.items():
-        if _described_at_all(db, table):
-            continue
-        for index, stat in rows:
-            db.execute("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)", [table, index, stat])
-        planted = True
-    if planted:
-        db.execute("ANALYZE sqlite_schema")  # the connection reloads the statistics
+def planted_where_none(db: Database) -> None:
+    """Give `label_latest`, when it has no statistics, planted ones (LABELS_PLANTED_SHARE), and make this
+    connection read them."""
+    if _described_at_all(db, "label_latest"):
+        return
+    n = max(LABELS_PLANTED_AT_LEAST, _rows_about(db, "findings") // LABELS_PLANTED_SHARE)
+    for index, stat in (
+        ("sqlite_autoindex_label_latest_1", f"{n} 1 1"),
+        ("label_latest_reviewer", f"{n} {max(1, n // 10)} 1"),
+    ):
+        db.execute(
+            "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)", ["label_latest", index, stat]
+        )
+    db.execute("ANALYZE sqlite_schema")  # the connection reloads the statistics
 
 
 def _described_at_all(db: Database, table: str) -> bool:
