@@ -109,11 +109,12 @@ def verdicts_for(kind: str | None) -> tuple[str, ...]:
 #: alone: an older export merged in later gets larger row ids and must not become the current verdict.
 #: (Schema m002-m028's view, which chose each row's latest with a subquery per label row; m029 keeps the
 #: choice in `label_latest` as each label is written, LABEL_LATEST_KEPT, and reads it in CURRENT_LABELS_VIEW.)
+_LATEST_LABEL_ROW = """l.id = (SELECT m.id FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer
+                      ORDER BY m.created_at DESC, m.id DESC LIMIT 1)"""
 CURRENT_LABELS_BY_SUBQUERY = f"""
         CREATE VIEW current_labels AS
         SELECT l.* FROM labels l
-        WHERE l.id = (SELECT m.id FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer
-                      ORDER BY m.created_at DESC, m.id DESC LIMIT 1)
+        WHERE {_LATEST_LABEL_ROW}
           AND l.verdict != '{CLEARED}'"""
 
 #: Each reviewer's latest label row on each target (schema m029): the choice CURRENT_LABELS_BY_SUBQUERY made
@@ -125,11 +126,9 @@ LABEL_LATEST_TABLE = """
             created_at TEXT NOT NULL, verdict TEXT NOT NULL, PRIMARY KEY (target_id, reviewer)
         )"""
 #: Fills `label_latest` from the labels already written (the rule of CURRENT_LABELS_BY_SUBQUERY).
-LABEL_LATEST_FILL = """
+LABEL_LATEST_FILL = f"""
         INSERT INTO label_latest (target_id, reviewer, label_id, created_at, verdict)
-        SELECT l.target_id, l.reviewer, l.id, l.created_at, l.verdict FROM labels l
-        WHERE l.id = (SELECT m.id FROM labels m WHERE m.target_id = l.target_id AND m.reviewer = l.reviewer
-                      ORDER BY m.created_at DESC, m.id DESC LIMIT 1)"""
+        SELECT l.target_id, l.reviewer, l.id, l.created_at, l.verdict FROM labels l WHERE {_LATEST_LABEL_ROW}"""
 #: The statement a label's insert runs (as a trigger's body; `new` is the label row): it becomes the latest
 #: of its reviewer on its target unless a later one (by `created_at`, then row order) is already there.
 LABEL_LATEST_KEPT = """

@@ -96,7 +96,7 @@ def refresh_statistics(db: Database, *, force: bool = False) -> bool:
 def planted_where_none(db: Database) -> None:
     """Give `label_latest`, when it has no statistics, planted ones (LABELS_PLANTED_SHARE), and make this
     connection read them."""
-    if _described_at_all(db, "label_latest"):
+    if _described(db, "label_latest") is not None:
         return
     n = max(LABELS_PLANTED_AT_LEAST, _rows_about(db, "findings") // LABELS_PLANTED_SHARE)
     for index, stat in (
@@ -107,7 +107,3 @@ def planted_where_none(db: Database) -> None:
             "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)", ["label_latest", index, stat]
         )
     db.execute("ANALYZE sqlite_schema")  # the connection reloads the statistics
-
-
-def _described_at_all(db: Database, table: str) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_stat1 WHERE tbl = ? LIMIT 1", [table]).fetchone() is not None

@@ -189,35 +189,6 @@ def decode_recording(data: bytes, origin: str) -> Recording:
     return _to_recording(top, origin)
 
 
-def _from_events(
-    top: TopLevel | LooseTopLevel, form: str, snapshot: Snapshot | None, events: list[Any]
-) -> Recording:
-    """A Recording of the events read as plain objects: those that are objects with a string `type`."""
-    kept = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
-    types = [e["type"] for e in kept]
-    short_of: dict[str, str] = {}
-    shorts = []
-    for t in types:
-        short = short_of.get(t)
-        if short is None:
-            short = short_of[t] = short_type(t)
-        shorts.append(short)
-    return Recording(
-        form=form,
-        types=types,
-        shorts=shorts,
-        metas=_metas([e.get("meta") for e in kept]),
-        payloads=[p if isinstance(p := e.get("payload"), dict) else {} for e in kept],
-        shared_state=snapshot.sharedState if snapshot is not None else None,
-        has_snapshot=snapshot is not None,
-        envelope_run=top.run if isinstance(top.run, dict) else None,
-        configuration=top.configuration if isinstance(top.configuration, dict) else None,
-        producer=top.producer if isinstance(top.producer, dict) else None,
-        skipped_events=len(events) - len(kept),
-        event_digests=[event_digest(e) for e in kept],
-    )
-
-
 _META_LIST = list[Meta | None]
 
 
@@ -265,4 +236,26 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
         )
     if not isinstance(events, list):
         raise RecordingError("bad-shape", f"{origin}: `events` is {type(events).__name__}, not a list")
-    return _from_events(top, form, snapshot, events)
+    kept = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
+    types = [e["type"] for e in kept]
+    short_of: dict[str, str] = {}
+    shorts = []
+    for t in types:
+        short = short_of.get(t)
+        if short is None:
+            short = short_of[t] = short_type(t)
+        shorts.append(short)
+    return Recording(
+        form=form,
+        types=types,
+        shorts=shorts,
+        metas=_metas([e.get("meta") for e in kept]),
+        payloads=[p if isinstance(p := e.get("payload"), dict) else {} for e in kept],
+        shared_state=snapshot.sharedState if snapshot is not None else None,
+        has_snapshot=snapshot is not None,
+        envelope_run=top.run if isinstance(top.run, dict) else None,
+        configuration=top.configuration if isinstance(top.configuration, dict) else None,
+        producer=top.producer if isinstance(top.producer, dict) else None,
+        skipped_events=len(events) - len(kept),
+        event_digests=[event_digest(e) for e in kept],
+    )
