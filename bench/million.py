@@ -126,7 +126,12 @@ def replicated_store(source: Path, copies: int) -> Path:
     lo, hi = db.execute("SELECT min(started_ms), max(started_ms) FROM runs").fetchone()
     span = int(hi - lo) + 1_000
     renamed = {"key": "key || ?2", "run_id": "run_id || ?2", "started_ms": "started_ms + ?1"}
-    finding_renamed = {"id": "id || ?2", "run_key": "run_key || ?2", "run_id": "run_id || ?2"}
+    finding_renamed = {
+        "id": "id || ?2",
+        "run_key": "run_key || ?2",
+        "run_id": "run_id || ?2",
+        "run_started_ms": "run_started_ms + ?1",
+    }
     run_cols, finding_cols = COLUMNS["runs"], COLUMNS["findings"]
     for c in range(1, copies):
         tag, shift = f"~{c}", c * span

@@ -122,7 +122,12 @@ def replicate(url: str, copies: int) -> float:
                 + f" FROM runs CROSS JOIN {copies_sql} WHERE strpos(key, '~') = 0"
             )
             print(f"runs copied: {time.perf_counter() - started:.0f} s", flush=True)
-            f_renamed = {"id": f"id || {tag}", "run_key": f"run_key || {tag}", "run_id": f"run_id || {tag}"}
+            f_renamed = {
+                "id": f"id || {tag}",
+                "run_key": f"run_key || {tag}",
+                "run_id": f"run_id || {tag}",
+                "run_started_ms": f"run_started_ms + c::bigint * {span}",
+            }
             f_cols = COLUMNS["findings"]
             conn.execute(
                 f"INSERT INTO findings ({', '.join(f_cols)}) SELECT "

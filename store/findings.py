@@ -133,6 +133,9 @@ def _named_only_as_own(db: Database, tool: str) -> bool:
 POSITION = "coalesce(f.seq, -1)"
 #: A run's start, newest first as an ascending key (unknown starts last), as `runs_newest_first` indexes it.
 NEWEST = "-coalesce(r.started_ms, -1)"
+#: A finding's run's start, newest first, as the finding carries it (schema m030): PostgreSQL's newest-first
+#: order, read from one index of findings (`findings_newest_order`; a kind's, `findings_kind_newest_order`).
+NEWEST_OF_FINDING = "-coalesce(f.run_started_ms, -1)"
 #: A finding's tool (findings of no tool, or an empty name, are read last, as a part of their own: `_parts`).
 TOOL = "ifnull(f.tool_name, '')"
 #: The label-state condition "reviewers' current verdicts on it differ", driven from the labels (few).
@@ -162,6 +165,24 @@ QUEUE_SORT_TITLES: dict[str, str] = {
 }
 
 
+#: The newest-first keys as PostgreSQL reads them: the same values as QUEUE_SORTS["newest"] (a finding's
+#: `run_started_ms` is its run's `started_ms`, its `run_key` the run's key), so cursors are the same.
+_NEWEST_BY_FINDING = (NEWEST_OF_FINDING, "f.run_key", POSITION, "f.id")
+
+
+def _by_finding(db: Database, sort: str) -> bool:
+    """Whether `sort` is read from the findings' own newest-first index (PostgreSQL, schema m030) rather than
+    by walking the runs newest first a chunk at a time (SQLite, where that walk is the cheaper: its keys
+    index holds no start, and probing a run's findings costs it little). On PostgreSQL the walk cost a
+    filter's page 55-105 ms at a million runs, and a kind read whole and sorted 90 ms."""
+    return sort == "newest" and is_postgres(db)
+
+
+def sort_keys(db: Database, sort: str) -> tuple[str, ...]:
+    """The key expressions of `sort` on `db`'s backend (QUEUE_SORTS, but newest first on PostgreSQL)."""
+    return _NEWEST_BY_FINDING if _by_finding(db, sort) else QUEUE_SORTS[sort]
+
+
 def _sort(sort: str | None) -> str:
     name = sort or "run"
     if name not in QUEUE_SORTS:
@@ -180,20 +201,21 @@ def _parts(sort: str) -> list[tuple[int, list[str]]]:
     return [(0, [])]
 
 
-def _source(sort: str, *, runs_needed: bool = True) -> str:
+def _source(sort: str, *, runs_needed: bool = True, by_finding: bool = False) -> str:
     """The FROM clause of `sort`: findings (and their runs, for the columns a page shows) in an order SQLite
-    does not get to choose, since with statistics it may otherwise walk every run to sort their findings."""
-    if sort == "newest":
+    does not get to choose, since with statistics it may otherwise walk every run to sort their findings
+    (`by_finding`: newest first from the findings' own keys, `_by_finding`)."""
+    if sort == "newest" and not by_finding:
         # the runs in start order by their index (SQLite would rather sort the table: the index does not
         # hold `started_ms` itself), each run's findings by the run index
         return "runs r INDEXED BY runs_newest_first CROSS JOIN findings f ON f.run_key = r.key"
     return "findings f CROSS JOIN runs r ON r.key = f.run_key" if runs_needed else "findings f"
 
 
-def _after(sort: str, cursor: list[Any]) -> tuple[list[str], list[Any]]:
+def _after(db: Database, sort: str, cursor: list[Any]) -> tuple[list[str], list[Any]]:
     """Conditions for the rows after `cursor` (the part's key values) in one part of `sort`: the whole key
     compared as a row, and its first expression alone (what lets SQLite seek an expression index there)."""
-    exprs = QUEUE_SORTS[sort]
+    exprs = sort_keys(db, sort)
     marks = ", ".join("?" for _ in exprs)
     return [f"{exprs[0]} >= ?", f"({', '.join(exprs)}) > ({marks})"], [cursor[0], *cursor]
 
@@ -309,19 +331,20 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
         return _Driver("findings_run")
     sizes: list[tuple[int, _Driver]] = []
     kind, pack = active.get("kind"), active.get("pack_version")
-    if kind and sort not in _KIND_ORDERED_SORTS and is_postgres(db):
+    kind_ordered = sort in _KIND_ORDERED_SORTS or _by_finding(db, sort)  # newest: its kind index (m030)
+    if kind and not kind_ordered and is_postgres(db):
         # the kind's ids from its index alone, their sort keys from the keys index (schema m024), as a code's
         ids = _ids_in(db, "SELECT k.id FROM findings k WHERE k.kind = ?")
         sizes.append((tally(db, "kind", str(kind)), _Driver(FINDING_KEYS_INDEX, (ids,), (kind,))))
-    elif kind and sort not in _KIND_ORDERED_SORTS:
+    elif kind and not kind_ordered:
         sizes.append((tally(db, "kind", str(kind)), _Driver("findings_kind")))
     tool = active.get("tool")
     # newest first, a tool's findings with a pack version from the tool order's index alone, which holds
     # their keys and (schema m028) their pack version: where the two seldom meet the walk visited tens of
     # thousands of runs (a common tool with the extension pack version at a million runs: 72-75 ms a page,
-    # 27-40 so; PostgreSQL 124-175 -> 52-55); with any other filter each finding's row would be read (a kind:
-    # 94 ms)
-    tool_with_pack = set(active) == {"tool", "pack_version"} and sort == "newest"
+    # 27-40 so); with any other filter each finding's row would be read (a kind: 94 ms). PostgreSQL tests both
+    # on its newest-first index's own columns (schema m030)
+    tool_with_pack = set(active) == {"tool", "pack_version"} and sort == "newest" and not is_postgres(db)
     if tool_with_pack and _named_only_as_own(db, str(tool)):
         sizes.append((tally(db, "tool", str(tool)), _Driver(_TOOL_ORDER)))
     if code := active.get("code"):
@@ -436,16 +459,20 @@ def _active_filters(filters: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in filters.items() if k not in ("state", "reviewer") and v not in (None, "", False)}
 
 
-def _driven_source(sort: str, driver: _Driver | None, *, kind: bool = False) -> str:
+def _driven_source(db: Database, sort: str, driver: _Driver | None, *, kind: bool = False) -> str:
     """The FROM clause of a count or an offset in `sort` order: the driver's index when there is one (`kind`:
     the filters name a kind)."""
+    by_finding = _by_finding(db, sort)
     if driver is None and kind and sort in ("tool", "run", "kind"):
         return _KIND_BY_TOOL if sort == "tool" else "findings f INDEXED BY findings_kind_order"
     if driver is None:
-        return _source(sort, runs_needed=sort == "newest")
-    # a run's start by its key from the index that holds both (schema m024), not the run's row
+        return _source(sort, runs_needed=sort == "newest" and not by_finding, by_finding=by_finding)
+    # a run's start by its key from the index that holds both (schema m024), not the run's row; on
+    # PostgreSQL the keys index holds the finding's own (m030)
     runs_join = (
-        " CROSS JOIN runs r INDEXED BY runs_key_started ON r.key = f.run_key" if sort == "newest" else ""
+        " CROSS JOIN runs r INDEXED BY runs_key_started ON r.key = f.run_key"
+        if sort == "newest" and not by_finding
+        else ""
     )
     return f"findings f INDEXED BY {driver.index}{runs_join}"
 
@@ -473,28 +500,27 @@ def _part_rows(
     every finding cost 10 microseconds a row), then the page's own rows read."""
     if _NONE in conds:  # filters that never meet (`_never_meet`): newest first would still walk every run
         return []
-    order = ", ".join(QUEUE_SORTS[sort])
-    extra, extra_params = _after(sort, after) if after is not None else ([], [])
+    keys_of_sort = sort_keys(db, sort)
+    order = ", ".join(keys_of_sort)
+    extra, extra_params = _after(db, sort, after) if after is not None else ([], [])
     if driver is not None:
         # the set read whole in a subquery of its own (a LIMIT no set reaches, which both backends accept, keeps
         # PostgreSQL, which reads no INDEXED BY, from walking the order's index for the page's LIMIT instead:
         # a rare code by kind took 13 s at a million runs)
-        keys = ", ".join(f"{e} AS _o{i}" for i, e in enumerate(QUEUE_SORTS[sort]))
+        keys = ", ".join(f"{e} AS _o{i}" for i, e in enumerate(keys_of_sort))
         chosen = (
-            f"SELECT w.rowid FROM (SELECT f.rowid AS rowid, {keys} FROM {_driven_source(sort, driver)}"
+            f"SELECT w.rowid FROM (SELECT f.rowid AS rowid, {keys} FROM {_driven_source(db, sort, driver)}"
             f"{_where([*conds, *extra])} LIMIT {1 << 62}) w "
-            f"ORDER BY {', '.join(f'w._o{i}' for i in range(len(QUEUE_SORTS[sort])))} LIMIT {want}"
+            f"ORDER BY {', '.join(f'w._o{i}' for i in range(len(keys_of_sort)))} LIMIT {want}"
         )
         sql = (
             f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
             f"WHERE f.rowid IN ({chosen}) ORDER BY {order}"
         )
         return fetch_rows(db, sql, [*params, *extra_params])
-    if sort != "newest":
-        sql = (
-            f"SELECT {select} FROM {source or _source(sort)}{_where([*conds, *extra])} "
-            f"ORDER BY {order} LIMIT {want}"
-        )
+    if sort != "newest" or _by_finding(db, sort):
+        from_ = source or _source(sort, by_finding=_by_finding(db, sort))
+        sql = f"SELECT {select} FROM {from_}{_where([*conds, *extra])} ORDER BY {order} LIMIT {want}"
         return fetch_rows(db, sql, [*params, *extra_params])
     out: list[dict[str, Any]] = []
     bound: tuple[Any, Any] | None = None if after is None else (after[0], after[1])
@@ -544,7 +570,7 @@ def _walk(
 ) -> list[dict[str, Any]]:
     """Up to `limit` rows of the queue in `sort` order after the cursor `after`, each with its `cursor`
     (the part's tag, then its key values). Each part is one keyset range of an index."""
-    exprs = QUEUE_SORTS[sort]
+    exprs = sort_keys(db, sort)
     where, params, driver = _driven_filters(db, filters, sort)
     select = f"{columns}, " + ", ".join(f"{e} AS _k{i}" for i, e in enumerate(exprs))
     source = None
@@ -621,7 +647,7 @@ def _walk(
 def queue_cursor(db: Database, finding_id: str, *, sort: str | None = None) -> list[Any] | None:
     """Where `finding_id` stands in the `sort` order (the `cursor` its queue row carries), or None."""
     sort = _sort(sort)
-    exprs = QUEUE_SORTS[sort]
+    exprs = sort_keys(db, sort)
     for tag, conds in _parts(sort):
         row = db.execute(
             f"SELECT {', '.join(exprs)} FROM findings f JOIN runs r ON r.key = f.run_key WHERE "
@@ -846,12 +872,14 @@ def queue_page_at(
     sort = _sort(sort)
     if offset <= 0:
         return queue_page(db, limit=limit, sort=sort, **filters)
-    exprs = QUEUE_SORTS[sort]
+    exprs = sort_keys(db, sort)
     where, params, driver = _driven_filters(db, filters, sort)
     skip = int(offset) - 1
     for tag, conds in _parts(sort):
         every = [*where, *conds]
-        from_where = f" FROM {_driven_source(sort, driver, kind=bool(filters.get('kind')))}{_where(every)}"
+        from_where = (
+            f" FROM {_driven_source(db, sort, driver, kind=bool(filters.get('kind')))}{_where(every)}"
+        )
         row = db.execute(
             f"SELECT {', '.join(exprs)}{from_where} ORDER BY {', '.join(exprs)} LIMIT 1 OFFSET ?",
             [*params, skip],
@@ -874,9 +902,9 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
     cursor = queue_cursor(db, finding_id, sort=sort)
     if present is None or cursor is None:
         return None
-    exprs = QUEUE_SORTS[sort]
+    exprs = sort_keys(db, sort)
     where, params, driver = _driven_filters(db, filters, sort)
-    source = _driven_source(sort, driver, kind=bool(filters.get("kind")))
+    source = _driven_source(db, sort, driver, kind=bool(filters.get("kind")))
     before = 0
     for tag, conds in _parts(sort):
         if tag > cursor[0]:
@@ -886,7 +914,7 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
         whole = [([f"({', '.join(exprs)}) < ({marks})"], list(cursor[1:]))]
         ranges = whole if driver is not None else _before(exprs, cursor[1:])
         for extra, bound in ranges if tag == cursor[0] else [([], [])]:
-            if sort == "newest" and driver is None:
+            if sort == "newest" and driver is None and not _by_finding(db, sort):
                 before += _count_newest_before(db, [*where, *conds], params, len(extra), bound)
                 continue
             before += int(

@@ -77,7 +77,8 @@ def run_out(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def finding_out(f: dict[str, Any]) -> dict[str, Any]:
-    """A findings row as readers return it: flags as booleans, spans as `{start, end}`, no payload."""
+    """A findings row as readers return it: flags as booleans, spans as `{start, end}`, no payload, and not
+    the copy of its run's start the queue sorts by (schema m030; the run's own is `run_started_at`)."""
     f["placeable"] = None if f["placeable"] is None else bool(f["placeable"])
     f["advisory"] = bool(f["advisory"])
     f["truncated"] = bool(f["truncated"])
@@ -87,7 +88,7 @@ def finding_out(f: dict[str, Any]) -> dict[str, Any]:
         if f["span_start_u16"] is None and f["span_end_u16"] is None
         else {"start": f["span_start_u16"], "end": f["span_end_u16"]}
     )
-    for k in ("span_start", "span_end", "span_start_u16", "span_end_u16", "payload"):
+    for k in ("span_start", "span_end", "span_start_u16", "span_end_u16", "payload", "run_started_ms"):
         f.pop(k, None)
     return f
 

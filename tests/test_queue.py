@@ -12,6 +12,7 @@ from reviewer.review.evidence import assemble_evidence
 from store import labels
 from store.db.connection import open_database
 from store.db.ingest import ingest
+from store.db.postgres import is_postgres
 from store.findings import (
     QUEUE_SORTS,
     evidence_rows,
@@ -344,7 +345,9 @@ def test_a_kind_and_a_code_are_counted_from_their_tally_and_filters_under_no_com
                 walked = [r["id"] for r in queue_page(loaded, sort="newest", limit=10_000, **filters)]
             assert newest == walked and sorted(newest) == scanned, filters
     # a tool with a pack version on more findings than the tool has: newest first, the tool's findings are
-    # read whole from the tool order's index (which holds the pack version, m028)
+    # read whole from the tool order's index (which holds the pack version, m028) on SQLite; PostgreSQL
+    # walks its newest-first index, which holds both (m030)
+    postgres = is_postgres(loaded)
     loaded.execute("UPDATE findings SET pack_version = 'en-all@1' WHERE kind = ?", [kinds[0]])
     tools = sorted({f["tool"] for f in found if f["kind"] == kinds[0] and f["tool"]})[:2]
     assert tools, "the fixture recordings must have tools in their first kind"
@@ -357,7 +360,10 @@ def test_a_kind_and_a_code_are_counted_from_their_tally_and_filters_under_no_com
             walking.setattr(findings_module, "_driver", lambda *a, **k: None)
             walked = [r["id"] for r in queue_page(loaded, sort="newest", limit=10_000, **filters)]
         assert newest == walked and sorted(newest) == scanned and scanned, filters
-        assert driver is not None and driver.index == "findings_tool_order", driver
+        if postgres:
+            assert driver is None or driver.index != "findings_tool_order", driver
+        else:
+            assert driver is not None and driver.index == "findings_tool_order", driver
 
 
 def test_filters_under_no_common_kind_are_empty_without_reading_the_findings(
@@ -512,6 +518,7 @@ def test_postgresql_reads_a_rare_code_whole_by_its_keys_where_sqlite_walks(
         assert (findings._driver(db, {"code": "rare"}, sort) is not None) is postgres, sort
         assert findings._driver(db, {"code": "middling"}, sort) is None, sort
     assert findings._driver(db, {"code": "rare"}, "disagreement") is None
-    # a rare kind newest first likewise, its ids from the kind's index (walking: 59-66 ms, read whole 41-43)
-    by_kind = findings._driver(db, {"kind": "rare"}, "newest")
-    assert (by_kind is not None and by_kind.index == findings.FINDING_KEYS_INDEX) is postgres
+    # a rare kind newest first is walked on both: PostgreSQL reads it from the kind's newest-first index
+    # (schema m030: 3.6 ms a page at a million runs, where the kind read whole and sorted took 82 ms)
+    assert findings._driver(db, {"kind": "rare"}, "newest") is None
+    assert findings._driver(db, {"kind": "rare"}, "kind") is None

@@ -150,10 +150,14 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "tool_name",
         "call_id",
         "payload",
+        "run_started_ms",
     ),
     "events": ("run_key", "seq", "type", "stage", "wall_ms", "iteration", "call_id", "summary"),
 }
 
+
+#: findings columns m030 adds (m001 creates the rest), with their types
+FINDINGS_ADDED = {"run_started_ms": "INTEGER"}
 
 #: runs columns m007_delivery adds (m001 creates the rest), with their types
 DELIVERY_COLUMNS = {
@@ -230,7 +234,8 @@ def m001_core(db: Database) -> None:
     db.execute("CREATE INDEX coverage_run ON coverage(run_key, call_id)")
     db.execute(f"CREATE TABLE evictions ({', '.join(COLUMNS['evictions'])}, PRIMARY KEY (id))")
     db.execute("CREATE INDEX evictions_run ON evictions(run_key)")
-    db.execute(f"CREATE TABLE findings ({', '.join(COLUMNS['findings'])}, PRIMARY KEY (id))")
+    findings_cols = [c for c in COLUMNS["findings"] if c not in FINDINGS_ADDED]  # the rest by m030
+    db.execute(f"CREATE TABLE findings ({', '.join(findings_cols)}, PRIMARY KEY (id))")
     db.execute("CREATE INDEX findings_run ON findings(run_key, seq)")
     db.execute("CREATE INDEX findings_kind ON findings(kind, id)")
     db.execute(
@@ -790,6 +795,23 @@ def current_labels_from_latest(db: Database) -> None:
     """m029's `current_labels`, read from `label_latest` (once its trigger keeps it)."""
     db.execute("DROP VIEW current_labels")
     db.execute(CURRENT_LABELS_VIEW)
+
+
+@migrations()
+def m030_findings_know_their_runs_start(db: Database) -> None:
+    """Each finding carries its run's start (`run_started_ms`, written with the run's rows and never changed
+    apart from them), so that PostgreSQL reads the queue newest first from one index of findings, where it
+    walked the runs a chunk at a time (schema_pg's form makes the indexes). SQLite keeps its walk, which
+    costs it less, and so no index here: a column filled from the runs."""
+    for column, kind in FINDINGS_ADDED.items():
+        db.execute(f"ALTER TABLE findings ADD COLUMN {column} {kind}")
+    db.execute(FINDINGS_RUN_STARTED_FILL)
+
+
+#: m030's fill of the findings' run starts from their runs (both backends)
+FINDINGS_RUN_STARTED_FILL = (
+    "UPDATE findings SET run_started_ms = (SELECT r.started_ms FROM runs r WHERE r.key = findings.run_key)"
+)
 
 
 SCHEMA_VERSION = len(migrations._migrations)

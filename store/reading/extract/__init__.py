@@ -76,3 +76,6 @@ def _extract_run(walk: RunWalk) -> None:
     found = findings(walk, calls, ledger, outcome)
     timeline(walk, calls)
     run_row(walk, calls, ledger, dropped, found, outcome, delivery)
+    started = walk.out.runs[-1]["started_ms"]
+    for finding in found:  # the queue's newest-first order reads it from the finding (schema m030)
+        finding["run_started_ms"] = started
