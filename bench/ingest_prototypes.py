@@ -23,7 +23,15 @@ the collector paused: the reference of `bench.scale`):
   a shard SQLite file with bare tables (timed on its own line, work that would move to the workers), then
   merged into the store with ATTACH and `INSERT ... SELECT` in one transaction, beside `apply_group` on the
   same pre-built rows. The merge writes the same rows for this corpus (no run stored twice, nothing
-  quarantined); it is not a complete writer.
+  quarantined); it is not a complete writer;
+- the whole pipeline with shards: the workers prepare each group as usual and write it into a shard file
+  (`write_shard`), sending the writer only the shard's path and the group's outcomes; the writer merges each
+  shard into the store in one transaction (`merge_shard`): the same design, end to end, with the same
+  limits (new, readable recordings only; checked: it stores as many runs, findings, events and documents
+  as ours); and the same with no identity digest as well (the two changes the arithmetic of the round
+  before said 0.3x needs together);
+- the careful peer (`bench.scale.careful_peer`: orjson and sqlite-utils `insert_all`, one transaction a
+  file, one core, its batch size tuned on these files), the second reference of every line.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from bench.write_parts import Groups, prepared_groups
+from store.db.ingest import apply_group as real_apply_group  # before any line patches it
 
 
 def _ingest(
@@ -254,6 +263,87 @@ def writer_paths(groups: Groups) -> tuple[float, float, float]:
     return apply_cpu, shard_cpu, merge_cpu
 
 
+# -- the whole pipeline with shards: workers write them, the writer merges them ----------------------------
+
+#: where the workers write their shards (set before the pool forks)
+_SHARDS: Path | None = None
+
+
+class _ShardOutcomes(list):  # type: ignore[type-arg]
+    """A group's outcomes as the worker sends them, with the path of the shard holding its rows."""
+
+    path = ""
+
+
+def _prepare_into_shard(items: list[Any], db_path: str) -> _ShardOutcomes:
+    """In a worker: prepare the group as the ingest does, write its rows into a shard, send its outcomes."""
+    import uuid
+
+    from store.db.ingest import Outcome, prepare
+    from store.db.writer import Prepared
+
+    results = [prepare(item, db_path) for item in items]
+    prepared = [r for r in results if isinstance(r, Prepared)]
+    if len(prepared) != len(results) or _SHARDS is None:
+        raise RuntimeError("the shard prototype takes new, readable recordings only")
+    path = _SHARDS / f"shard-{os.getpid()}-{uuid.uuid4().hex}.db"
+    write_shard(path, prepared)
+    out = _ShardOutcomes(
+        Outcome("stored", len(r.extracted.runs), int(r.extracted.recording["events"])) for r in prepared
+    )
+    out.path = str(path)
+    return out
+
+
+def _merge_shard_group(db: Database, results: Any, db_path: str | None = None) -> list[Any]:
+    """In the writer: the group's shard merged into the store in one transaction, then removed (a group the
+    ingest prepared in this process, as it does for a few files, written as usual)."""
+    if not isinstance(results, _ShardOutcomes):
+        return real_apply_group(db, results, db_path)
+    merge_shard(db, Path(results.path))
+    Path(results.path).unlink()
+    return list(results)
+
+
+def shard_pipeline(paths: list[Path], *, digest: bool = True) -> float:
+    """Seconds of the whole ingest with the workers writing shards and the writer merging them (with no
+    identity digest unless `digest`); checked to store what ours stores."""
+    global _SHARDS
+    import store.db.ingest as ingest_module
+
+    _SHARDS = Path(tempfile.mkdtemp(prefix="shards-"))
+    try:
+        with (
+            _patched(ingest_module, "_prepare_group", _prepare_into_shard),
+            _patched(ingest_module, "apply_group", _merge_shard_group),
+            no_identity_digest() if not digest else _nothing(),
+        ):
+            db, seconds = _ingest(paths, None)
+        stored = _stored_counts(db)
+        _remove(db)
+    finally:
+        for p in _SHARDS.iterdir():
+            p.unlink()
+        _SHARDS.rmdir()
+        _SHARDS = None
+    ours, ours_seconds = _ingest(paths, None)
+    expected = _stored_counts(ours)
+    _remove(ours)
+    if stored != expected:
+        raise RuntimeError(f"the shard pipeline stored {stored}, ours {expected}")
+    return seconds
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _stored_counts(db: Database) -> dict[str, int]:
+    tables = ("recordings", "runs", "findings", "events", "search_docs", "run_sources", "tallies")
+    return {t: int(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
+
+
 # -- the table ---------------------------------------------------------------------------------------------
 
 
@@ -264,11 +354,13 @@ def spread(samples: list[float], fmt: Callable[[float], str]) -> str:
 def one_repetition(paths: list[Path]) -> dict[str, float]:
     """Seconds of every line, once each, in turn."""
     from bench.ingest import raw_parse
+    from bench.scale import careful_peer
 
     parse = raw_parse(paths)[0]
     later, index = full_text_later(paths)
     return {
         "orjson.loads (one core)": parse,
+        "careful peer (one core)": careful_peer(paths, PEER_BATCH),
         "ours": _timed_ingest(paths, None),
         "ours, one process": _timed_ingest(paths, 1),
         "no write": no_write(paths),
@@ -276,15 +368,22 @@ def one_repetition(paths: list[Path]) -> dict[str, float]:
         "full text later: the indexing pass after it": index,
         "full text later: both": later + index,
         "no identity digest, no write": no_digest_no_write(paths),
+        "shards: workers write them, the writer merges": shard_pipeline(paths),
+        "shards, and no identity digest": shard_pipeline(paths, digest=False),
     }
 
 
+#: the careful peer's batch size (set by `main`, tuned on the files as `bench.scale` tunes it)
+PEER_BATCH = 100
+
+
 def print_table(mb: float, lines: dict[str, list[float]], writer: dict[str, list[float]]) -> None:
-    parse = lines["orjson.loads (one core)"]
+    parse, peer = lines["orjson.loads (one core)"], lines["careful peer (one core)"]
     for name, samples in lines.items():
         rate = spread([mb / s for s in samples], lambda v: f"{v:,.0f} MB/s")
         ratio = spread([p / s for p, s in zip(parse, samples, strict=True)], lambda v: f"{v:.2f}x")
-        print(f"  {name:46} {spread(samples, lambda v: f'{v:.2f} s')}  {rate}  {ratio} orjson")
+        faster = spread([p / s for p, s in zip(peer, samples, strict=True)], lambda v: f"{v:.2f}x")
+        print(f"  {name:46} {spread(samples, lambda v: f'{v:.2f} s')}  {rate}  {ratio} orjson  {faster} peer")
     print("the writer's critical path, one process, CPU seconds:")
     for name, cpu in writer.items():
         rate = spread([mb / c for c in cpu], lambda v: f"{v:,.0f} MB/s")
@@ -299,6 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = corpus_by_runs(args.runs)
     mb = sum(p.stat().st_size for p in paths) / 1e6
     groups = prepared_groups(args.runs)
+    from bench.scale import tune_batch
+
+    global PEER_BATCH
+    PEER_BATCH = tune_batch(paths)
     lines: dict[str, list[float]] = {}
     writer: dict[str, list[float]] = {"apply_group": [], "write the shards": [], "merge the shards": []}
     loads = []
