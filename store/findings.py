@@ -235,12 +235,13 @@ RUN_CHUNK_MAX = 1_024
 #: every finding (3.9 s); read whole they cost a few milliseconds.
 READ_ROW_US = 20
 WALK_ENTRY_US = 2
-#: On PostgreSQL a walk costs more an entry in the run and newest orders (newest first: runs a chunk at a
-#: time, then each chunk's findings with the filter tested on each), so a set read by its keys index (schema
-#: m024: a code, a labelled state) is read whole up to about 18,000 findings there: at a million runs a
-#: rare code (14,600 findings) newest first opened in 65-80 ms walking and 26-31 ms read whole, by run
-#: 22-36 ms and 17-20 ms. Not in the disagreements-first order, where reading the set whole for each of its
-#: two parts took 240-270 ms.
+#: On PostgreSQL a walk costs more an entry in the run and newest orders (each entry's row is read to test
+#: the filter: the order's index is one of expressions), so a set read by its keys index (schema m024: a
+#: code, a labelled state) is read whole up to about 18,000 findings there: at a million runs a rare code
+#: (14,600 findings) newest first opened in 65-80 ms walking the runs by chunks and 26-31 ms read whole, by
+#: run 22-36 ms and 17-20 ms; walking the findings' own newest-first index (m030) it took 175 ms, read whole
+#: 46 ms. Not in the disagreements-first order, where reading the set whole for each of its two parts took
+#: 240-270 ms.
 WALK_ENTRY_US_POSTGRES = 7
 _POSTGRES_WALK_SORTS = ("run", "newest")
 #: A set read by id from FINDING_KEYS_INDEX, its runs' starts from `runs_key_started` (schema m024), costs
