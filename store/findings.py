@@ -602,6 +602,8 @@ def _walk(
         if filters.get("kind")
         else "findings f INDEXED BY findings_queue_order"
     )
+    if driver is not None and sort == "tool":
+        return _tool_parts_read_whole(db, select, where, params, after, limit, driver)
     out: list[dict[str, Any]] = []
     for tag, conds in _parts(sort):
         if after is not None and tag < after[0]:
@@ -643,6 +645,44 @@ def _walk(
             row["cursor"] = [tag, *(row.pop(f"_k{i}") for i in range(len(exprs)))]
             out.append(row)
     return out
+
+
+#: By tool, which part a finding is read in (`_parts`): a tool's findings (0), then those of none (1).
+_TOOL_PART = f"CASE WHEN {TOOL} > '' THEN 0 ELSE 1 END"
+
+
+def _tool_parts_read_whole(
+    db: Database,
+    select: str,
+    where: list[str],
+    params: list[Any],
+    after: list[Any] | None,
+    want: int,
+    driver: _Driver,
+) -> list[dict[str, Any]]:
+    """Up to `want` rows by tool after the cursor `after`, of a set read whole (`driver`), both parts from one
+    read of the set, its part the first key: read part by part, a set with fewer than a page of a tool's
+    findings was read twice (a rare code by tool at a million runs: 26 ms, then 77 ms for the rest on
+    PostgreSQL)."""
+    if _NONE in where:  # filters that never meet (`_never_meet`)
+        return []
+    keys = (_TOOL_PART, *sort_keys(db, "tool"))
+    extra, extra_params = [], []
+    if after is not None:
+        extra, extra_params = [f"({', '.join(keys)}) > ({', '.join('?' for _ in keys)})"], list(after)
+    chosen = (
+        f"SELECT w.rowid FROM (SELECT f.rowid AS rowid, {', '.join(f'{e} AS _o{i}' for i, e in enumerate(keys))}"
+        f" FROM {_driven_source(db, 'tool', driver)}{_where([*where, *extra])} LIMIT {1 << 62}) w "
+        f"ORDER BY {', '.join(f'w._o{i}' for i in range(len(keys)))} LIMIT {want}"
+    )
+    sql = (
+        f"SELECT {select}, {_TOOL_PART} AS _part FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
+        f"WHERE f.rowid IN ({chosen}) ORDER BY {', '.join(keys)}"
+    )
+    rows = fetch_rows(db, sql, [*params, *extra_params])
+    for row in rows:
+        row["cursor"] = [row.pop("_part"), *(row.pop(f"_k{i}") for i in range(len(keys) - 1))]
+    return rows
 
 
 def queue_cursor(db: Database, finding_id: str, *, sort: str | None = None) -> list[Any] | None:
