@@ -16,6 +16,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from store.db.derived import FINDING_CODES_REFILL, KIND_TOOL_SEP, named_in_refs
+from store.db.postgres import is_postgres
 
 #: The runs filter answered by each run facet (filters not listed here are counted by reading rows).
 RUN_FILTER_FACETS = {
@@ -82,7 +83,12 @@ def rebuild_tallies(db: Database, *, codes: bool = True) -> None:
     db.execute("DELETE FROM tallies WHERE n <= 0")
     if codes:
         db.execute("DELETE FROM finding_codes")
-        db.execute(FINDING_CODES_REFILL)
+        if is_postgres(db):  # with each finding's queue keys (schema m031)
+            from store.db.schema_pg import code_pairs_with_keys
+
+            db.execute(code_pairs_with_keys("findings"))
+        else:
+            db.execute(FINDING_CODES_REFILL)
 
 
 def tally(db: Database, facet: str, value: str = "") -> int:

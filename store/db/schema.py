@@ -814,4 +814,12 @@ FINDINGS_RUN_STARTED_FILL = (
 )
 
 
+@migrations()
+def m031_code_keys(db: Database) -> None:
+    """On PostgreSQL, `finding_codes` carries each finding's queue keys and a code's findings are read with
+    them from one index (schema_pg's form): read by their ids from the findings' keys index, a code of 14,600
+    findings cost 46-80 ms a page at a million runs. SQLite reads its keys index cheaper (its rows are the
+    index's own), and keeps `finding_codes` as it is: nothing to do here."""
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -1053,6 +1053,60 @@ def pg_m030_findings_know_their_runs_start(db: PgDatabase) -> None:
     )
 
 
+#: The queue keys of a finding that `finding_codes` carries on PostgreSQL (schema m031): its column -> the
+#: finding's. Read through the view `finding_code_keys`, whose columns are named as the findings' (`f.id`,
+#: `f.rowid`...), so a page's conditions read it as they read the findings.
+CODE_KEYS = {
+    "frowid": "rowid",
+    "run_key": "run_key",
+    "seq": "seq",
+    "kind": "kind",
+    "tool_name": "tool_name",
+    "pack_version": "pack_version",
+    "run_started_ms": "run_started_ms",
+}
+_CODE_KEY_TYPES = {"frowid": "BIGINT", "seq": "BIGINT", "run_started_ms": "BIGINT"}
+
+
+def code_pairs_with_keys(rows: str) -> str:
+    """The statement adding a `finding_codes` row, with its finding's keys, for each code of each finding of
+    `rows` (a transition table, or `findings`), as m031's triggers and `rebuild_tallies` write them."""
+    from store.db.derived import finding_codes as codes
+
+    return (
+        f"INSERT INTO finding_codes (code, finding, {', '.join(CODE_KEYS)}) SELECT j.value, n.id, "
+        f"{', '.join(f'n.{c}' for c in CODE_KEYS.values())} FROM {rows} n, {codes('n')} ON CONFLICT DO NOTHING"
+    )
+
+
+def pg_m031_code_keys(db: PgDatabase) -> None:
+    """m031: `finding_codes` with each finding's queue keys (filled from the findings, then kept by m021's
+    triggers, their add made again with the keys), the view naming them as the findings do, and an index
+    holding a code's pairs with their keys, read whole without a row of the findings."""
+    from store.db.derived import finding_codes as codes
+
+    for column in CODE_KEYS:
+        db.execute(f"ALTER TABLE finding_codes ADD COLUMN {column} {_CODE_KEY_TYPES.get(column, 'TEXT')}")
+    sets = ", ".join(f"{c} = f.{source}" for c, source in CODE_KEYS.items())
+    db.execute(f"UPDATE finding_codes c SET {sets} FROM findings f WHERE f.id = c.finding")
+    remove = (
+        "DELETE FROM finding_codes c USING (SELECT j.value AS code, o.id AS finding FROM old_rows o, "
+        f"{codes('o')}) d WHERE c.code = d.code AND c.finding = d.finding;"
+    )
+    add = code_pairs_with_keys("new_rows") + ";"
+    for name, body in (("finding_codes_insert", add), ("finding_codes_update", remove + " " + add)):
+        db.execute(
+            f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$"
+        )
+    db.execute(
+        "CREATE VIEW finding_code_keys AS SELECT code, finding AS id, frowid AS rowid, "
+        f"{', '.join(c for c in CODE_KEYS if c != 'frowid')} FROM finding_codes"
+    )
+    db.execute(
+        f"CREATE INDEX finding_codes_keys ON finding_codes(code) INCLUDE (finding, {', '.join(CODE_KEYS)})"
+    )
+
+
 #: migration name -> its PostgreSQL form. Dialect-neutral ones name the SQLite migration itself.
 PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m001_core": pg_m001_core,
@@ -1085,13 +1139,17 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m028_pack_version_in_the_queue_indexes": pg_m028_pack_version_in_the_queue_indexes,
     "m029_current_labels_kept": pg_m029_current_labels_kept,
     "m030_findings_know_their_runs_start": pg_m030_findings_know_their_runs_start,
+    "m031_code_keys": pg_m031_code_keys,
 }
 
 
 #: migration name -> the tables it rewrites whole, vacuumed after it commits: the queue's index-only reads
 #: test rows' visibility on every page an UPDATE dirtied, until a VACUUM marks them all-visible again (m030
 #: at a million runs: a kind's label counts 1.5 -> 10 ms), and a server may run no autovacuum.
-VACUUMED_AFTER: dict[str, tuple[str, ...]] = {"m030_findings_know_their_runs_start": ("findings",)}
+VACUUMED_AFTER: dict[str, tuple[str, ...]] = {
+    "m030_findings_know_their_runs_start": ("findings",),
+    "m031_code_keys": ("finding_codes",),
+}
 
 
 def migration_names() -> list[str]:
