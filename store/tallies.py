@@ -15,8 +15,13 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from store.db.derived import FINDING_CODES_REFILL, KIND_TOOL_SEP, named_in_refs
-from store.db.postgres import is_postgres
+from store.db.derived import (
+    CODE_KEYS,
+    FINDING_CODES_REFILL,
+    KIND_TOOL_SEP,
+    code_pairs_with_keys,
+    named_in_refs,
+)
 
 #: The runs filter answered by each run facet (filters not listed here are counted by reading rows).
 RUN_FILTER_FACETS = {
@@ -83,12 +88,10 @@ def rebuild_tallies(db: Database, *, codes: bool = True) -> None:
     db.execute("DELETE FROM tallies WHERE n <= 0")
     if codes:
         db.execute("DELETE FROM finding_codes")
-        if is_postgres(db):  # with each finding's queue keys (schema m031)
-            from store.db.schema_pg import code_pairs_with_keys
-
-            db.execute(code_pairs_with_keys("findings"))
-        else:
-            db.execute(FINDING_CODES_REFILL)
+        # with each finding's queue keys where the table carries them (PostgreSQL, schema m031)
+        columns = {str(d[0]) for d in db.execute("SELECT * FROM finding_codes LIMIT 0").description}
+        keyed = set(CODE_KEYS) <= columns
+        db.execute(code_pairs_with_keys("findings") if keyed else FINDING_CODES_REFILL)
 
 
 def tally(db: Database, facet: str, value: str = "") -> int:

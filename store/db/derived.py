@@ -35,3 +35,27 @@ FINDING_CODES_REFILL = (
     f"INSERT INTO finding_codes (code, finding) SELECT j.value, f.id FROM findings f, {finding_codes('f')} "
     "ON CONFLICT DO NOTHING"
 )
+
+
+#: The queue keys of a finding that `finding_codes` carries on PostgreSQL (schema m031): its column -> the
+#: finding's. Read through the view `finding_code_keys`, whose columns are named as the findings' (`f.id`,
+#: `f.rowid`...), so a page's conditions read it as they read the findings.
+CODE_KEYS = {
+    "frowid": "rowid",
+    "run_key": "run_key",
+    "seq": "seq",
+    "kind": "kind",
+    "tool_name": "tool_name",
+    "pack_version": "pack_version",
+    "run_started_ms": "run_started_ms",
+}
+
+
+def code_pairs_with_keys(rows: str) -> str:
+    """The statement adding a `finding_codes` row, with its finding's keys, for each code of each finding of
+    `rows` (a transition table, or `findings`), as m031's triggers and `rebuild_tallies` write them."""
+    return (
+        f"INSERT INTO finding_codes (code, finding, {', '.join(CODE_KEYS)}) SELECT j.value, n.id, "
+        f"{', '.join(f'n.{c}' for c in CODE_KEYS.values())} FROM {rows} n, {finding_codes('n')} "
+        "ON CONFLICT DO NOTHING"
+    )

@@ -1053,36 +1053,14 @@ def pg_m030_findings_know_their_runs_start(db: PgDatabase) -> None:
     )
 
 
-#: The queue keys of a finding that `finding_codes` carries on PostgreSQL (schema m031): its column -> the
-#: finding's. Read through the view `finding_code_keys`, whose columns are named as the findings' (`f.id`,
-#: `f.rowid`...), so a page's conditions read it as they read the findings.
-CODE_KEYS = {
-    "frowid": "rowid",
-    "run_key": "run_key",
-    "seq": "seq",
-    "kind": "kind",
-    "tool_name": "tool_name",
-    "pack_version": "pack_version",
-    "run_started_ms": "run_started_ms",
-}
 _CODE_KEY_TYPES = {"frowid": "BIGINT", "seq": "BIGINT", "run_started_ms": "BIGINT"}
-
-
-def code_pairs_with_keys(rows: str) -> str:
-    """The statement adding a `finding_codes` row, with its finding's keys, for each code of each finding of
-    `rows` (a transition table, or `findings`), as m031's triggers and `rebuild_tallies` write them."""
-    from store.db.derived import finding_codes as codes
-
-    return (
-        f"INSERT INTO finding_codes (code, finding, {', '.join(CODE_KEYS)}) SELECT j.value, n.id, "
-        f"{', '.join(f'n.{c}' for c in CODE_KEYS.values())} FROM {rows} n, {codes('n')} ON CONFLICT DO NOTHING"
-    )
 
 
 def pg_m031_code_keys(db: PgDatabase) -> None:
     """m031: `finding_codes` with each finding's queue keys (filled from the findings, then kept by m021's
     triggers, their add made again with the keys), the view naming them as the findings do, and an index
     holding a code's pairs with their keys, read whole without a row of the findings."""
+    from store.db.derived import CODE_KEYS, code_pairs_with_keys
     from store.db.derived import finding_codes as codes
 
     for column in CODE_KEYS:
