@@ -110,6 +110,15 @@ def db(db_path: Path) -> Iterator[Database]:
     database.close()
 
 
+@pytest.fixture
+def loaded(db: Database, db_path: Path) -> Database:
+    """`db` with the fixture recordings ingested."""
+    from store.db.ingest import ingest
+
+    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
+    return db
+
+
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
     """An S3 server (moto) for the module, with the standard AWS environment pointing at it."""

@@ -15,10 +15,9 @@ from sqlite_utils import Database
 from store import findings as queue
 from store import labels
 from store.db.connection import open_database
-from store.db.ingest import ingest
 from store.db.postgres import is_postgres
 from store.tallies import rebuild_tallies
-from tests.conftest import FIXTURE_RECORDINGS, both_backends, record_statements
+from tests.conftest import both_backends, record_statements
 
 POSTGRES_ONLY = pytest.mark.parametrize("store_backend", ["postgresql"], indirect=True)
 #: pairs whose keys are not their finding's (none, where the triggers keep them)
@@ -31,12 +30,6 @@ _ASTRAY = (
 
 def _astray(db: Any) -> int:
     return int(db._conn.execute(_ASTRAY).fetchone()[0])  # raw: the store's SQL reads no row comparison so
-
-
-@pytest.fixture
-def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
-    return db
 
 
 def _codes(db: Database) -> list[str]:

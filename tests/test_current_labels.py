@@ -12,17 +12,10 @@ import pytest
 from sqlite_utils import Database
 
 from store import labels, vocab
-from store.db.ingest import ingest
-from tests.conftest import FIXTURE_RECORDINGS, both_backends
+from tests.conftest import both_backends
 
 STAMPS = ["2026-01-01T10:00:00.000Z", "2026-01-02T10:00:00.000Z", "2026-01-03T10:00:00.000Z"]
 REVIEWERS = ["ann", "bob", "cy"]
-
-
-@pytest.fixture
-def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
-    return db
 
 
 def _by_rule(db: Database, targets: list[str]) -> set[tuple[str, str, str]]:

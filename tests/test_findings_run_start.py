@@ -13,10 +13,9 @@ from sqlite_utils import Database
 
 from store import labels
 from store.db.connection import open_database
-from store.db.ingest import ingest
 from store.db.postgres import is_postgres
 from store.findings import queue_page
-from tests.conftest import FIXTURE_RECORDINGS, both_backends, record_statements
+from tests.conftest import both_backends, record_statements
 
 M030 = "m030_findings_know_their_runs_start"
 #: findings whose start is not their run's (none, where the column is kept)
@@ -29,12 +28,6 @@ _ASTRAY = (
 def _astray(db: Database) -> int:
     sql = _ASTRAY if is_postgres(db) else _ASTRAY.replace("IS DISTINCT FROM", "IS NOT")
     return int(db.execute(sql).fetchone()[0])
-
-
-@pytest.fixture
-def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
-    return db
 
 
 @both_backends

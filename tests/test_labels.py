@@ -20,12 +20,6 @@ from store.db.reextract import reextract
 from tests.conftest import FIXTURE_RECORDINGS, both_backends, postgresql_plan_nodes, record_statements
 
 
-@pytest.fixture
-def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
-    return db
-
-
 def _finding(db: Database, kind: str) -> str:
     return db.execute("SELECT id FROM findings WHERE kind = ? ORDER BY id LIMIT 1", [kind]).fetchone()[0]
 

@@ -11,7 +11,6 @@ from sqlite_utils import Database
 from reviewer.review.evidence import assemble_evidence
 from store import labels
 from store.db.connection import open_database
-from store.db.ingest import ingest
 from store.db.postgres import is_postgres
 from store.findings import (
     QUEUE_SORTS,
@@ -24,13 +23,7 @@ from store.findings import (
     queue_page_at,
     queue_position,
 )
-from tests.conftest import FIXTURE_RECORDINGS, both_backends, sqlite_selects
-
-
-@pytest.fixture
-def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
-    return db
+from tests.conftest import both_backends, sqlite_selects
 
 
 @both_backends

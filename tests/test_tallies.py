@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
 from sqlite_utils import Database
 
 from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
 from store import labels
 from store.db.connection import write_lock
-from store.db.ingest import ingest
 from store.db.reextract import reextract
 from store.db.writer import delete_extracted
 from store.findings import queue_count, queue_count_at_most, queue_facets, queue_page
 from store.runs import count_runs, count_runs_at_most, run_facets, run_filters
 from store.tallies import rebuild_tallies
-from tests.conftest import FIXTURE_RECORDINGS, both_backends
+from tests.conftest import both_backends
 
 
 def _tallies(db: Database) -> dict[tuple[str, str], int]:
@@ -37,12 +34,6 @@ def _scanned_runs(db: Database, **filters: object) -> int:
     where, params = run_filters(db, **filters)
     sql = "SELECT count(*) FROM runs r" + (" WHERE " + " AND ".join(where) if where else "")
     return int(db.execute(sql, params).fetchone()[0])
-
-
-@pytest.fixture
-def loaded(db: Database, db_path: Path) -> Database:
-    ingest(db, [FIXTURE_RECORDINGS], db_path=str(db_path))
-    return db
 
 
 @both_backends
