@@ -58,6 +58,11 @@ def test_a_code_read_whole_pages_as_the_walk_does(
                 walked = queue.queue_page(loaded, sort=sort, limit=1_000, **filters)
             assert [(r["id"], r["cursor"]) for r in read] == [(r["id"], r["cursor"]) for r in walked], filters
             assert [r["id"] for r in paged] == [r["id"] for r in read], filters
+            # jumps and positions read the same set the same way
+            for n in {0, len(read) // 2, len(read) - 1} if read else ():
+                assert queue.queue_position(loaded, read[n]["id"], sort=sort, **filters) == n, filters
+                jumped = queue.queue_page_at(loaded, sort=sort, offset=n, limit=2, **filters)
+                assert [r["id"] for r in jumped] == [r["id"] for r in read[n : n + 2]], filters
 
 
 @POSTGRES_ONLY
