@@ -551,3 +551,16 @@ def test_by_tool_a_set_read_whole_is_read_once_for_both_parts(
     assert [r["id"] for r in paged] == [r["id"] for r in walked] == with_tool + without
     assert [r["cursor"] for r in paged] == [r["cursor"] for r in walked]
     assert [r["id"] for r in first] == with_tool + without[:1]
+
+
+@both_backends
+def test_of_two_sets_the_cheaper_read_is_read_whole(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rare kind and a rare code of as many findings (13,790 each at a million runs): the code's set, whose
+    keys its index holds, is read, not the kind's rows (newest first on SQLite: 90-97 -> 28-37 ms)."""
+    from store import findings
+
+    sizes = {("findings", ""): 947_500, ("code", "rare"): 13_790, ("kind", "rare"): 13_790}
+    monkeypatch.setattr(findings, "tally", lambda _db, facet, value="": sizes[(facet, value)])
+    monkeypatch.setattr(findings, "_never_meet", lambda *a, **k: False)
+    driver = findings._driver(db, {"kind": "rare", "code": "rare"}, "newest")
+    assert driver is not None and driver.replaces == "code", driver
