@@ -6,11 +6,13 @@ backends."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 from sqlite_utils import Database
 
 from store.db.postgres import is_postgres
+from store.rows import Count
 from store.windows import count_by_windows
 from tests.conftest import both_backends
 
@@ -30,6 +32,17 @@ def _rows(db: Database, n: int) -> Database:
     return db
 
 
+def _counted_in(db: Database, window: Callable[[int, int], tuple[str, list[int]]]) -> tuple[Count, float]:
+    """The count of `v = 3` under BUDGET_S, windows starting at 2,048 rows with `window`'s condition, and the
+    seconds it took."""
+    started = time.perf_counter()
+    counted = count_by_windows(
+        db, "things", "t", ["t.v = ?"], [3], 10**9, first_width=2_048, max_width=65_536,
+        budget_s=BUDGET_S, window=window,
+    )  # fmt: skip
+    return counted, time.perf_counter() - started
+
+
 @both_backends
 def test_a_count_stops_near_its_budget_when_older_rows_read_ten_times_slower(db: Database) -> None:
     db = _rows(db, 400_000)
@@ -40,12 +53,7 @@ def test_a_count_stops_near_its_budget_when_older_rows_read_ten_times_slower(db:
             time.sleep((last - first + 1) * 2e-6)
         return "1 = 1", []
 
-    started = time.perf_counter()
-    counted = count_by_windows(
-        db, "things", "t", ["t.v = ?"], [3], 10**9, first_width=2_048, max_width=65_536,
-        budget_s=BUDGET_S, window=slower_when_older,
-    )  # fmt: skip
-    spent = time.perf_counter() - started
+    counted, spent = _counted_in(db, slower_when_older)
     assert not counted.exact and 0 < counted < 400_000 // 7
     assert spent < 2.5 * BUDGET_S, f"{spent * 1000:.1f} ms for a budget of {BUDGET_S * 1000:.0f} ms"
 
@@ -70,12 +78,7 @@ def test_postgresql_stops_a_window_that_outlasts_the_budget(db: Database) -> Non
     def stalls_when_older(first: int, last: int) -> tuple[str, list[int]]:
         return ("(SELECT pg_sleep(0.3)) IS NOT NULL", []) if last <= newest else ("1 = 1", [])
 
-    started = time.perf_counter()
-    counted = count_by_windows(
-        db, "things", "t", ["t.v = ?"], [3], 10**9, first_width=2_048, max_width=65_536,
-        budget_s=BUDGET_S, window=stalls_when_older,
-    )  # fmt: skip
-    spent = time.perf_counter() - started
+    counted, spent = _counted_in(db, stalls_when_older)
     assert not counted.exact and counted == sum(1 for i in range(newest, 100_000) if i % 7 == 3)
     assert spent < 0.2, f"{spent * 1000:.1f} ms for a budget of {BUDGET_S * 1000:.0f} ms"
     assert db.execute("SHOW statement_timeout").fetchone()[0] in ("0", "0ms")
