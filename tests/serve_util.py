@@ -85,7 +85,7 @@ def serving(tmp_path: Path, extra: list[str], *, ingest: bool = True) -> Iterato
     try:
         assert printed.wait(60), f"the server printed no URL: {''.join(served.output)}"
         deadline = time.monotonic() + 60
-        while not _listening(port):
+        while not listening(port):
             assert proc.poll() is None, f"the server exited: {''.join(served.output)}"
             assert time.monotonic() < deadline, "the server never listened"
             time.sleep(0.1)
@@ -99,6 +99,7 @@ def serving(tmp_path: Path, extra: list[str], *, ingest: bool = True) -> Iterato
             proc.wait(timeout=30)
 
 
-def _listening(port: int) -> bool:
+def listening(port: int) -> bool:
+    """Whether something accepts connections on the loopback `port` (the URL is printed before it listens)."""
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
