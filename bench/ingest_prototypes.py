@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -316,7 +316,7 @@ def shard_pipeline(paths: list[Path], *, digest: bool = True) -> float:
         with (
             _patched(ingest_module, "_prepare_group", _prepare_into_shard),
             _patched(ingest_module, "apply_group", _merge_shard_group),
-            no_identity_digest() if not digest else _nothing(),
+            no_identity_digest() if not digest else nullcontext(),
         ):
             db, seconds = _ingest(paths, None)
         stored = _stored_counts(db)
@@ -326,17 +326,12 @@ def shard_pipeline(paths: list[Path], *, digest: bool = True) -> float:
             p.unlink()
         _SHARDS.rmdir()
         _SHARDS = None
-    ours, ours_seconds = _ingest(paths, None)
+    ours, _ = _ingest(paths, None)
     expected = _stored_counts(ours)
     _remove(ours)
     if stored != expected:
         raise RuntimeError(f"the shard pipeline stored {stored}, ours {expected}")
     return seconds
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def _stored_counts(db: Database) -> dict[str, int]:

@@ -174,17 +174,17 @@ QUEUE_SORT_TITLES: dict[str, str] = {
 _NEWEST_BY_FINDING = (NEWEST_OF_FINDING, "f.run_key", POSITION, "f.id")
 
 
-def _by_finding(db: Database, sort: str) -> bool:
-    """Whether `sort` is read from the findings' own newest-first index (PostgreSQL, schema m030) rather than
-    by walking the runs newest first a chunk at a time (SQLite, where that walk is the cheaper: its keys
-    index holds no start, and probing a run's findings costs it little). On PostgreSQL the walk cost a
-    filter's page 55-105 ms at a million runs, and a kind read whole and sorted 90 ms."""
-    return sort == "newest" and is_postgres(db)
+def _runs_walked(db: Database, sort: str) -> bool:
+    """Whether `sort` is read by walking the runs newest first a chunk at a time (SQLite, where that walk is
+    the cheaper: its keys index holds no start, and probing a run's findings costs it little), rather than
+    from the findings' own newest-first index (PostgreSQL, schema m030: the walk cost a filter's page
+    55-105 ms at a million runs there, and a kind read whole and sorted 90 ms)."""
+    return sort == "newest" and not is_postgres(db)
 
 
 def sort_keys(db: Database, sort: str) -> tuple[str, ...]:
     """The key expressions of `sort` on `db`'s backend (QUEUE_SORTS, but newest first on PostgreSQL)."""
-    return _NEWEST_BY_FINDING if _by_finding(db, sort) else QUEUE_SORTS[sort]
+    return _NEWEST_BY_FINDING if sort == "newest" and not _runs_walked(db, sort) else QUEUE_SORTS[sort]
 
 
 def _sort(sort: str | None) -> str:
@@ -205,11 +205,10 @@ def _parts(sort: str) -> list[tuple[int, list[str]]]:
     return [(0, [])]
 
 
-def _source(sort: str, *, runs_needed: bool = True, by_finding: bool = False) -> str:
+def _source(db: Database, sort: str, *, runs_needed: bool = True) -> str:
     """The FROM clause of `sort`: findings (and their runs, for the columns a page shows) in an order SQLite
-    does not get to choose, since with statistics it may otherwise walk every run to sort their findings
-    (`by_finding`: newest first from the findings' own keys, `_by_finding`)."""
-    if sort == "newest" and not by_finding:
+    does not get to choose, since with statistics it may otherwise walk every run to sort their findings."""
+    if _runs_walked(db, sort):
         # the runs in start order by their index (SQLite would rather sort the table: the index does not
         # hold `started_ms` itself), each run's findings by the run index
         return "runs r INDEXED BY runs_newest_first CROSS JOIN findings f ON f.run_key = r.key"
@@ -339,7 +338,8 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
         return _Driver("findings_run")
     sizes: list[tuple[int, _Driver]] = []
     kind, pack = active.get("kind"), active.get("pack_version")
-    kind_ordered = sort in _KIND_ORDERED_SORTS or _by_finding(db, sort)  # newest: its kind index (m030)
+    # newest first on PostgreSQL: the kind's own newest-first index (m030)
+    kind_ordered = sort in _KIND_ORDERED_SORTS or (sort == "newest" and not _runs_walked(db, sort))
     if kind and not kind_ordered and is_postgres(db):
         # the kind's ids from its index alone, their sort keys from the keys index (schema m024), as a code's
         ids = _ids_in(db, "SELECT k.id FROM findings k WHERE k.kind = ?")
@@ -356,8 +356,8 @@ def _driver(db: Database, filters: dict[str, Any], sort: str) -> _Driver | None:
     if tool_with_pack and _named_only_as_own(db, str(tool)):
         sizes.append((tally(db, "tool", str(tool)), _Driver(_TOOL_ORDER)))
     # the view holds no refs: a tool some findings name only in their refs is tested on the findings' rows
-    refs_tool = bool(tool) and not _named_only_as_own(db, str(tool))
-    if (code := active.get("code")) and is_postgres(db) and not refs_tool:
+    code = active.get("code")
+    if code and is_postgres(db) and not (tool and not _named_only_as_own(db, str(tool))):
         by_code = _Driver(CODE_KEYS_SOURCE, ("f.code = ?",), (code,), replaces="code")
         sizes.append((tally(db, "code", str(code)), by_code))
     elif code:
@@ -480,18 +480,14 @@ def _active_filters(filters: dict[str, Any]) -> dict[str, Any]:
 def _driven_source(db: Database, sort: str, driver: _Driver | None, *, kind: bool = False) -> str:
     """The FROM clause of a count or an offset in `sort` order: the driver's index when there is one (`kind`:
     the filters name a kind)."""
-    by_finding = _by_finding(db, sort)
+    walked = _runs_walked(db, sort)
     if driver is None and kind and sort in ("tool", "run", "kind"):
         return _KIND_BY_TOOL if sort == "tool" else "findings f INDEXED BY findings_kind_order"
     if driver is None:
-        return _source(sort, runs_needed=sort == "newest" and not by_finding, by_finding=by_finding)
+        return _source(db, sort, runs_needed=walked)
     # a run's start by its key from the index that holds both (schema m024), not the run's row; on
     # PostgreSQL the keys index holds the finding's own (m030)
-    runs_join = (
-        " CROSS JOIN runs r INDEXED BY runs_key_started ON r.key = f.run_key"
-        if sort == "newest" and not by_finding
-        else ""
-    )
+    runs_join = " CROSS JOIN runs r INDEXED BY runs_key_started ON r.key = f.run_key" if walked else ""
     if driver.index == CODE_KEYS_SOURCE:  # a view, not an index of the findings (PostgreSQL)
         return f"{CODE_KEYS_SOURCE} f{runs_join}"
     return f"findings f INDEXED BY {driver.index}{runs_join}"
@@ -516,30 +512,17 @@ def _part_rows(
 ) -> list[dict[str, Any]]:
     """Up to `want` rows of one part of `sort` after the key values `after`, in order (from `source`, else
     the sort's own; newest first, each chunk of runs' findings from `findings_source`). With a `driver`,
-    its findings are read whole by its index and sorted on their keys alone (a sort carrying every column of
-    every finding cost 10 microseconds a row), then the page's own rows read."""
+    its findings are read whole by its index (`_read_whole`)."""
     if _NONE in conds:  # filters that never meet (`_never_meet`): newest first would still walk every run
         return []
     keys_of_sort = sort_keys(db, sort)
     order = ", ".join(keys_of_sort)
     extra, extra_params = _after(db, sort, after) if after is not None else ([], [])
     if driver is not None:
-        # the set read whole in a subquery of its own (a LIMIT no set reaches, which both backends accept, keeps
-        # PostgreSQL, which reads no INDEXED BY, from walking the order's index for the page's LIMIT instead:
-        # a rare code by kind took 13 s at a million runs)
-        keys = ", ".join(f"{e} AS _o{i}" for i, e in enumerate(keys_of_sort))
-        chosen = (
-            f"SELECT w.rowid FROM (SELECT f.rowid AS rowid, {keys} FROM {_driven_source(db, sort, driver)}"
-            f"{_where([*conds, *extra])} LIMIT {1 << 62}) w "
-            f"ORDER BY {', '.join(f'w._o{i}' for i in range(len(keys_of_sort)))} LIMIT {want}"
-        )
-        sql = (
-            f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
-            f"WHERE f.rowid IN ({chosen}) ORDER BY {order}"
-        )
-        return fetch_rows(db, sql, [*params, *extra_params])
-    if sort != "newest" or _by_finding(db, sort):
-        from_ = source or _source(sort, by_finding=_by_finding(db, sort))
+        whole = _driven_source(db, sort, driver)
+        return _read_whole(db, select, whole, keys_of_sort, [*conds, *extra], [*params, *extra_params], want)
+    if not _runs_walked(db, sort):
+        from_ = source or _source(db, sort)
         sql = f"SELECT {select} FROM {from_}{_where([*conds, *extra])} ORDER BY {order} LIMIT {want}"
         return fetch_rows(db, sql, [*params, *extra_params])
     out: list[dict[str, Any]] = []
@@ -666,6 +649,32 @@ def _walk(
     return out
 
 
+def _read_whole(
+    db: Database,
+    select: str,
+    source: str,
+    keys: tuple[str, ...],
+    conds: list[str],
+    params: list[Any],
+    want: int,
+) -> list[dict[str, Any]]:
+    """The first `want` rows, in `keys` order, of a set read whole from `source` under `conds`: the set's
+    keys sorted alone (a sort carrying every column of every finding cost 10 microseconds a row), then the
+    page's own rows read. The set is read in a subquery of its own (a LIMIT no set reaches, which both
+    backends accept, keeps PostgreSQL, which reads no INDEXED BY, from walking the order's index for the
+    page's LIMIT instead: a rare code by kind took 13 s at a million runs)."""
+    chosen = (
+        f"SELECT w.rowid FROM (SELECT f.rowid AS rowid, {', '.join(f'{e} AS _o{i}' for i, e in enumerate(keys))}"
+        f" FROM {source}{_where(conds)} LIMIT {1 << 62}) w "
+        f"ORDER BY {', '.join(f'w._o{i}' for i in range(len(keys)))} LIMIT {want}"
+    )
+    sql = (
+        f"SELECT {select} FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
+        f"WHERE f.rowid IN ({chosen}) ORDER BY {', '.join(keys)}"
+    )
+    return fetch_rows(db, sql, params)
+
+
 #: By tool, which part a finding is read in (`_parts`): a tool's findings (0), then those of none (1).
 _TOOL_PART = f"CASE WHEN {TOOL} > '' THEN 0 ELSE 1 END"
 
@@ -689,16 +698,15 @@ def _tool_parts_read_whole(
     extra, extra_params = [], []
     if after is not None:
         extra, extra_params = [f"({', '.join(keys)}) > ({', '.join('?' for _ in keys)})"], list(after)
-    chosen = (
-        f"SELECT w.rowid FROM (SELECT f.rowid AS rowid, {', '.join(f'{e} AS _o{i}' for i, e in enumerate(keys))}"
-        f" FROM {_driven_source(db, 'tool', driver)}{_where([*where, *extra])} LIMIT {1 << 62}) w "
-        f"ORDER BY {', '.join(f'w._o{i}' for i in range(len(keys)))} LIMIT {want}"
+    rows = _read_whole(
+        db,
+        f"{select}, {_TOOL_PART} AS _part",
+        _driven_source(db, "tool", driver),
+        keys,
+        [*where, *extra],
+        [*params, *extra_params],
+        want,
     )
-    sql = (
-        f"SELECT {select}, {_TOOL_PART} AS _part FROM findings f CROSS JOIN runs r ON r.key = f.run_key "
-        f"WHERE f.rowid IN ({chosen}) ORDER BY {', '.join(keys)}"
-    )
-    rows = fetch_rows(db, sql, [*params, *extra_params])
     for row in rows:
         row["cursor"] = [row.pop("_part"), *(row.pop(f"_k{i}") for i in range(len(keys) - 1))]
     return rows
@@ -974,7 +982,7 @@ def queue_position(db: Database, finding_id: str, *, sort: str | None = None, **
         whole = [([f"({', '.join(exprs)}) < ({marks})"], list(cursor[1:]))]
         ranges = whole if driver is not None else _before(exprs, cursor[1:])
         for extra, bound in ranges if tag == cursor[0] else [([], [])]:
-            if sort == "newest" and driver is None and not _by_finding(db, sort):
+            if driver is None and _runs_walked(db, sort):
                 before += _count_newest_before(db, [*where, *conds], params, len(extra), bound)
                 continue
             before += int(

@@ -95,7 +95,7 @@ def test_postgresql_reads_newest_first_from_the_findings_own_index(
     loaded: Database, monkeypatch: pytest.MonkeyPatch, filters: dict[str, Any], index: str
 ) -> None:
     """On PostgreSQL a newest-first page after a cursor is one statement over the findings in their index's
-    order (no chunk of runs walked). (SQLite walks the runs, which costs it less: `store.findings._by_finding`.)"""
+    order (no chunk of runs walked). (SQLite walks the runs, which costs it less: `store.findings._runs_walked`.)"""
     first = queue_page(loaded, sort="newest", limit=3, **filters)
     labels.label_finding(loaded, first[0]["id"], "unsure", "ann")
     statements = record_statements(loaded, monkeypatch)

@@ -355,9 +355,16 @@ def _statement_trigger(name: str, event: str, transitions: str, body: str, *, ta
     for TRUNCATE, which has no rows to name)."""
     referencing = f"REFERENCING {transitions} " if transitions else ""
     return (
-        f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$; "
-        f"CREATE TRIGGER {name} AFTER {event} ON {table} {referencing}"
+        f"{_trigger_function(name, body)}; CREATE TRIGGER {name} AFTER {event} ON {table} {referencing}"
         f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+    )
+
+
+def _trigger_function(name: str, body: str, *, replace: bool = False) -> str:
+    """The plpgsql function a trigger `name` runs: `body`, then nothing returned (an AFTER trigger's)."""
+    create = "CREATE OR REPLACE" if replace else "CREATE"
+    return (
+        f"{create} FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$"
     )
 
 
@@ -794,13 +801,21 @@ def pg_m021_findings_by_code(db: PgDatabase) -> None:
         f"INSERT INTO finding_codes (code, finding) SELECT j.value, n.id FROM new_rows n, {codes('n')} "
         "ON CONFLICT DO NOTHING;"
     )
-    remove = (
-        "DELETE FROM finding_codes c USING (SELECT j.value AS code, o.id AS finding FROM old_rows o, "
-        f"{codes('o')}) d WHERE c.code = d.code AND c.finding = d.finding;"
-    )
+    remove = _code_pairs_removed()
     _findings_statement_triggers(db, "finding_codes", added=add, removed=remove, updated=remove + " " + add)
     db.execute(_statement_trigger("finding_codes_truncate", "TRUNCATE", "", "DELETE FROM finding_codes;"))
     db.execute(FINDING_CODES_REFILL)
+
+
+def _code_pairs_removed() -> str:
+    """The `finding_codes` triggers' statement removing the pairs of the findings a statement removed or
+    changed (`old_rows`): m021's, and m031's again."""
+    from store.db.derived import finding_codes as codes
+
+    return (
+        "DELETE FROM finding_codes c USING (SELECT j.value AS code, o.id AS finding FROM old_rows o, "
+        f"{codes('o')}) d WHERE c.code = d.code AND c.finding = d.finding;"
+    )
 
 
 def pg_m024_finding_and_run_keys(db: PgDatabase) -> None:
@@ -1061,21 +1076,17 @@ def pg_m031_code_keys(db: PgDatabase) -> None:
     triggers, their add made again with the keys), the view naming them as the findings do, and an index
     holding a code's pairs with their keys, read whole without a row of the findings."""
     from store.db.derived import CODE_KEYS, code_pairs_with_keys
-    from store.db.derived import finding_codes as codes
 
     for column in CODE_KEYS:
         db.execute(f"ALTER TABLE finding_codes ADD COLUMN {column} {_CODE_KEY_TYPES.get(column, 'TEXT')}")
     sets = ", ".join(f"{c} = f.{source}" for c, source in CODE_KEYS.items())
     db.execute(f"UPDATE finding_codes c SET {sets} FROM findings f WHERE f.id = c.finding")
-    remove = (
-        "DELETE FROM finding_codes c USING (SELECT j.value AS code, o.id AS finding FROM old_rows o, "
-        f"{codes('o')}) d WHERE c.code = d.code AND c.finding = d.finding;"
-    )
     add = code_pairs_with_keys("new_rows") + ";"
-    for name, body in (("finding_codes_insert", add), ("finding_codes_update", remove + " " + add)):
-        db.execute(
-            f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} RETURN NULL; END $$"
-        )
+    for name, body in (
+        ("finding_codes_insert", add),
+        ("finding_codes_update", f"{_code_pairs_removed()} {add}"),
+    ):
+        db.execute(_trigger_function(name, body, replace=True))
     db.execute(
         "CREATE VIEW finding_code_keys AS SELECT code, finding AS id, frowid AS rowid, "
         f"{', '.join(c for c in CODE_KEYS if c != 'frowid')} FROM finding_codes"
