@@ -5,6 +5,10 @@ sockets over --max-sessions are refused with a clear page."""
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +17,7 @@ import psutil
 import pytest
 
 from reviewer.serve.guard import Guard, served_names
+from tests.conftest import REPO
 from tests.serve_util import Served, serving
 
 pytestmark = pytest.mark.slow
@@ -164,3 +169,23 @@ def test_the_guard_names_only_the_served_address() -> None:
     assert not guard.origin_ok("http://localhost:8000.evil.example", required=True)
     assert not guard.origin_ok(None, required=True) and guard.origin_ok(None, required=False)
     assert guard.token_ok(None, "t") and not guard.token_ok("T", None, "") and not guard.token_ok()
+
+
+def test_a_taken_port_is_named_and_no_address_is_printed(tmp_path: Path) -> None:
+    """A port something else holds: `reviewer serve` says which address it cannot listen on, with no
+    traceback and no address to open (it printed one, then a traceback)."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "reviewer", "serve", "--db", str(tmp_path / "s.db"), "--port", str(port)],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "in use" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "http://" not in done.stdout + done.stderr

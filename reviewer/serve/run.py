@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from reviewer.serve.guard import Guard, is_loopback, new_token, served_names
-from reviewer.serve.server import GuardedServer
+from reviewer.serve.server import GuardedServer, ServeError
 from reviewer.service.store_ops import shown
 
 #: `--token` may come from here instead of the command line (where other accounts can read it in `ps`)
@@ -47,13 +47,22 @@ def serve(
             "the server behind a TLS reverse proxy (and name its address with --allow-host).",
             err=True,
         )
-    click.echo(f"Serving {shown(db_path)} (at most {max_sessions} session(s) at once; Ctrl+C to stop). Open:")
-    click.echo(f"    {guard.url()}", color=False)
-    sys.stdout.flush()
-    GuardedServer(
-        " ".join(shlex.quote(c) for c in command),
-        guard=guard,
-        max_sessions=max_sessions,
-        host=host,
-        port=port,
-    ).serve()
+
+    def announce() -> None:
+        click.echo(
+            f"Serving {shown(db_path)} (at most {max_sessions} session(s) at once; Ctrl+C to stop). Open:"
+        )
+        click.echo(f"    {guard.url()}", color=False)
+        sys.stdout.flush()
+
+    try:
+        GuardedServer(
+            " ".join(shlex.quote(c) for c in command),
+            guard=guard,
+            max_sessions=max_sessions,
+            host=host,
+            port=port,
+            announce=announce,
+        ).serve()
+    except ServeError as exc:
+        raise click.ClickException(str(exc)) from exc

@@ -3,7 +3,10 @@ and downloads behind the token and the Origin check, a cap on app processes, no 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -45,15 +48,53 @@ def _html(text: str, status: int) -> web.Response:
     return web.Response(text=text, status=status, content_type="text/html", headers=HEADERS)
 
 
+class ServeError(Exception):
+    """The server could not start (its port is taken, say)."""
+
+
 class GuardedServer(Server):
     """One app process per accepted socket, at most `max_sessions` at once."""
 
-    def __init__(self, command: str, *, guard: Guard, max_sessions: int, host: str, port: int) -> None:
+    def __init__(
+        self,
+        command: str,
+        *,
+        guard: Guard,
+        max_sessions: int,
+        host: str,
+        port: int,
+        announce: Callable[[], None] = lambda: None,
+    ) -> None:
         super().__init__(command, host=host, port=port, title="footprint-reviewer")
         self.guard = guard
         self.max_sessions = max_sessions
         #: sockets that hold (or are starting) an app process
         self.sessions = 0
+        #: says where to go: called once the port listens
+        self.announce = announce
+
+    def serve(self, debug: bool = False) -> None:
+        """Run until Ctrl+C, announcing the address only once the port listens (aiohttp calls `print` after
+        its sites start): textual-serve's `serve` announces nothing, and ours, printed before the server
+        started, was a moment early for a script that connects at once, and printed even when the port was
+        taken. Raises ServeError when the port cannot be bound."""
+        self.debug = debug
+        self.initialize_logging()
+        loop = asyncio.new_event_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):  # Windows' default loop has none
+                loop.add_signal_handler(sig, self.request_exit)
+        try:
+            web.run_app(
+                self._make_app(),
+                host=self.host,
+                port=self.port,
+                handle_signals=False,
+                loop=loop,
+                print=lambda *_: self.announce(),
+            )
+        except OSError as exc:
+            raise ServeError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from exc
 
     # -- the application and the checks every request passes --------------------------------------------------
 
