@@ -40,6 +40,7 @@ matches of a common word took 585 ms there), counting runs up to PG_RARE_RUNS on
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -397,7 +398,7 @@ def _postgres_rare(db: Database, query: str, facets: Facets | None = None) -> bo
     up to that bound when there are none (a column never analysed)."""
     estimate = postgres_runs_estimate(db, query, facets)
     if estimate is None:
-        return _postgres_runs_up_to(db, query, PG_RARE_RUNS, facets) < PG_RARE_RUNS
+        return _postgres_runs_up_to(db, query, PG_RARE_RUNS, facets)[0] < PG_RARE_RUNS
     return estimate < PG_RARE_RUNS
 
 
@@ -487,14 +488,17 @@ def postgres_runs_estimate(db: Database, query: str, facets: Facets | None = Non
     return estimate
 
 
-def count_matching_runs_at_most(db: Database, text: str, cap: int, facets: Facets | None = None) -> Count:
+def count_matching_runs_at_most(
+    db: Database, text: str, cap: int, facets: Facets | None = None, *, budget_s: float | None = None
+) -> Count:
     """How many runs match the search `text` (and, on PostgreSQL, the filters `facets`: schema m022, for a
-    one-token query), read up to `cap` (`exact` False beyond it)."""
+    one-token query), read up to `cap` (`exact` False beyond it). With `budget_s` (PostgreSQL), a count that
+    reads for longer stops there with what it has counted (`exact` False: a lower bound)."""
     query = fts_query(text)
     if is_postgres(db):
-        n = _postgres_runs_up_to(db, query, int(cap) + 1, facets)
-    else:
-        n = int(db.execute(SQLITE_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()[0])
+        n, every_row = _postgres_runs_up_to(db, query, int(cap) + 1, facets, budget_s=budget_s)
+        return Count(min(n, int(cap)), exact=every_row and n <= cap)
+    n = int(db.execute(SQLITE_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()[0])
     return Count(min(n, int(cap)), exact=n <= cap)
 
 
@@ -532,25 +536,37 @@ def search_windows(db: Database, text: str) -> SearchWindows | None:
 
 #: The distinct runs of a query's matches, up to a limit: FTS5 reads its matches from the index alone.
 SQLITE_RUNS_UP_TO = f"SELECT count(*) FROM (SELECT DISTINCT s.rowid >> {SEARCH_DOC_BITS} FROM search s WHERE search MATCH ? LIMIT ?)"
-#: The same on PostgreSQL for a one-token query: its runs' rows of `search_runs` (schema m018), up to the
-#: limit. Counting runs from their matching documents visited each document's row (a GIN match is not
+#: The same on PostgreSQL for a one-token query (the rows to count): its runs' rows of `search_runs` (schema
+#: m018), up to the limit. Counting runs from their matching documents visited each document's row (a GIN match is not
 #: index-only): 0.3-0.9 s for a middling word at a million runs (10,001 of its runs are needed).
-POSTGRES_TOKEN_RUNS_UP_TO = f"SELECT count(*) FROM ({PG_TOKEN_RUNS} LIMIT ?) AS m"
-#: For a query of more tokens (whose runs must be matched document by document): matches in id order, a run
+POSTGRES_TOKEN_RUNS_UP_TO = f"{PG_TOKEN_RUNS} LIMIT ?"
+#: For a query of more tokens (whose runs must be matched document by document; the rows to count): matches in id order, a run
 #: counted where its run number changes (a run's ids are consecutive), so the planner may walk the primary
 #: key and stop at the limit for common words, or read rarer ones' matches from the GIN index and sort them.
 POSTGRES_DOC_RUNS_UP_TO = (
-    f"SELECT count(*) FROM (SELECT 1 FROM (SELECT s.rowid >> {SEARCH_DOC_BITS} AS run, "
+    f"SELECT 1 FROM (SELECT s.rowid >> {SEARCH_DOC_BITS} AS run, "
     f"lag(s.rowid >> {SEARCH_DOC_BITS}) OVER (ORDER BY s.rowid) AS prev FROM search s WHERE search MATCH ? "
-    "ORDER BY s.rowid) AS m WHERE m.prev IS DISTINCT FROM m.run LIMIT ?)"
+    "ORDER BY s.rowid) AS m WHERE m.prev IS DISTINCT FROM m.run LIMIT ?"
 )
 
 
-def _postgres_runs_up_to(db: Database, query: str, cap: int, facets: Facets | None = None) -> int:
-    """How many runs `query` (within `facets`) matches on PostgreSQL, counted no further than `cap`. A query
-    of more tokens reads up to PG_COUNT_DOCS_PER_RUN x `cap` of its matching documents (by the documents'
-    GIN index): their runs are the count when they are all the matches, or reach `cap`; else (documents
-    bunched in few runs, or other filters) runs are tested one by one."""
+def _postgres_runs_up_to(
+    db: Database, query: str, cap: int, facets: Facets | None = None, *, budget_s: float | None = None
+) -> tuple[int, bool]:
+    """How many runs `query` (within `facets`) matches on PostgreSQL, counted no further than `cap`, and
+    whether every one was counted (False only when `budget_s` ran out first: the count is then a lower
+    bound). A query of more tokens reads up to PG_COUNT_DOCS_PER_RUN x `cap` of its matching documents (by
+    the documents' GIN index): their runs are the count when they are all the matches, or reach `cap`;
+    else (documents bunched in few runs, or other filters) runs are tested one by one."""
+    started = time.perf_counter()
+
+    def rows(inner: str, params: list[Any]) -> tuple[int, bool]:
+        """The rows of the query `inner`, read within what is left of the budget (at least half of it)."""
+        if budget_s is None:
+            return int(db.execute(f"SELECT count(*) FROM ({inner}) AS m", params).fetchone()[0]), True
+        left = max(budget_s / 2, budget_s - (time.perf_counter() - started))
+        return db.rows_within(inner, params, left)  # type: ignore[attr-defined]
+
     if not postgres_one_token(db, query):
         # without other filters, first as many documents as the count needs runs: a common pair of words,
         # each in a run of its own, is counted so (72 -> 44 ms at a million runs); pairs bunched in fewer runs
@@ -564,23 +580,16 @@ def _postgres_runs_up_to(db: Database, query: str, cap: int, facets: Facets | No
                 break
         if every_match and facets:  # every match read: the filters tested on their runs alone
             on_w, params = facets.on_w()
-            sql = (
-                "SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE w.run = ANY(?) AND "
-                f"{' AND '.join(on_w)} LIMIT ?) AS m"
-            )
-            return int(db.execute(sql, [rowids, *params, int(cap)]).fetchone()[0])
+            sql = f"SELECT 1 FROM search_runs w WHERE w.run = ANY(?) AND {' AND '.join(on_w)} LIMIT ?"
+            return rows(sql, [rowids, *params, int(cap)])
         if every_match or len(rowids) >= cap:
-            return min(len(rowids), int(cap))
+            return min(len(rowids), int(cap)), True
         if not facets:
-            return int(db.execute(POSTGRES_DOC_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])
+            return rows(POSTGRES_DOC_RUNS_UP_TO, [query, int(cap)])
         tokens_sql, tokens_params = facets.holds_tokens(query)
-        sql = (
-            f"SELECT count(*) FROM (SELECT 1 FROM search_runs w WHERE {tokens_sql} "
-            f"AND {PG_RUN_DOCS_MATCH} LIMIT ?) AS m"
-        )
-        return int(db.execute(sql, [*tokens_params, query, int(cap)]).fetchone()[0])
+        sql = f"SELECT 1 FROM search_runs w WHERE {tokens_sql} AND {PG_RUN_DOCS_MATCH} LIMIT ?"
+        return rows(sql, [*tokens_params, query, int(cap)])
     if facets:
         match, params = facets.holds(query)
-        sql = f"SELECT count(*) FROM (SELECT w.run FROM search_runs w WHERE {match} LIMIT ?) AS m"
-        return int(db.execute(sql, [*params, int(cap)]).fetchone()[0])
-    return int(db.execute(POSTGRES_TOKEN_RUNS_UP_TO, [query, int(cap)]).fetchone()[0])
+        return rows(f"SELECT w.run FROM search_runs w WHERE {match} LIMIT ?", [*params, int(cap)])
+    return rows(POSTGRES_TOKEN_RUNS_UP_TO, [query, int(cap)])

@@ -219,6 +219,14 @@ def record_statements(db: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[st
         return execute(self, sql, params)
 
     monkeypatch.setattr(type(db), "execute", recorded)
+    rows_within = getattr(type(db), "rows_within", None)
+    if rows_within is not None:  # PostgreSQL: a statement read through a cursor (a budgeted count)
+
+        def recorded_rows(self: Any, sql: str, params: Any, budget_s: float) -> Any:
+            statements.append((sql, list(params or [])))
+            return rows_within(self, sql, params, budget_s)
+
+        monkeypatch.setattr(type(db), "rows_within", recorded_rows)
     return statements
 
 

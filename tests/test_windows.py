@@ -82,3 +82,47 @@ def test_postgresql_stops_a_window_that_outlasts_the_budget(db: Database) -> Non
     assert not counted.exact and counted == sum(1 for i in range(newest, 100_000) if i % 7 == 3)
     assert spent < 0.2, f"{spent * 1000:.1f} ms for a budget of {BUDGET_S * 1000:.0f} ms"
     assert db.execute("SHOW statement_timeout").fetchone()[0] in ("0", "0ms")
+
+
+ON_POSTGRESQL = pytest.mark.parametrize("store_backend", ["postgresql"], indirect=True)
+
+
+@ON_POSTGRESQL
+def test_postgresql_reads_a_statements_rows_whole_when_it_ends_in_time(db: Database) -> None:
+    db = _rows(db, 20_000)
+    counted, every_row = db.rows_within("SELECT 1 FROM things t WHERE t.v = ?", [3], 60.0)  # type: ignore[attr-defined]
+    assert every_row and counted == sum(1 for i in range(20_000) if i % 7 == 3)
+
+
+@ON_POSTGRESQL
+def test_postgresql_stops_reading_a_statements_rows_when_the_budget_ends(db: Database) -> None:
+    """Rows that come slowly (1 ms each) are counted until the budget ends: a lower bound, in about the
+    budget's time, and the connection has no statement timeout left after it."""
+    counted, spent = _timed(
+        lambda: db.rows_within("SELECT pg_sleep(0.001) FROM generate_series(1, 1000)", [], 0.2)  # type: ignore[attr-defined]
+    )
+    assert counted[1] is False and 50 < counted[0] < 1000  # type: ignore[index]
+    assert spent < 0.35, f"{spent * 1000:.1f} ms for a budget of 200 ms"
+    again, spent = _timed(lambda: db.rows_within("SELECT pg_sleep(0.3)", [], 0.05))  # type: ignore[attr-defined]
+    assert again == (0, False), "a row slower than the whole budget is cancelled"
+    assert spent < 0.25, f"{spent * 1000:.1f} ms for a budget of 50 ms"
+    assert db.execute("SHOW statement_timeout").fetchone()[0] in ("0", "0ms")
+
+
+@ON_POSTGRESQL
+def test_postgresql_inside_a_transaction_a_budgeted_read_leaves_no_timeout(db: Database) -> None:
+    """Inside the caller's transaction no statement timeout is set (it would outlive the read and cancel
+    the caller's next statements): rows are still counted until the budget ends."""
+    with db.transaction():  # type: ignore[attr-defined]
+        counted, every_row = db.rows_within(  # type: ignore[attr-defined]
+            "SELECT pg_sleep(0.001) FROM generate_series(1, 1000)", [], 0.2
+        )
+        assert not every_row and 0 < counted < 1000
+        assert db.execute("SHOW statement_timeout").fetchone()[0] in ("0", "0ms")
+        db.execute("SELECT pg_sleep(0.1)")  # not cancelled
+
+
+def _timed(call: Callable[[], object]) -> tuple[object, float]:
+    started = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - started

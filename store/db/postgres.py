@@ -44,6 +44,7 @@ import functools
 import hashlib
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ SCHEMES = ("postgresql://", "postgres://")
 #: PRAGMAs the store sends SQLite to tune a bulk ingest; PostgreSQL has no such knobs (its own are server
 #: settings), so they do nothing here. Any other PRAGMA reaching PostgreSQL is a bug and raises.
 NOOP_PRAGMAS = ("cache_size", "wal_autocheckpoint", "journal_size_limit", "wal_checkpoint", "analysis_limit")
+
+#: `PgDatabase.rows_within` reads this many rows first, to learn the pace.
+ROWS_WITHIN_FIRST_BATCH = 64
 
 #: One advisory lock key for the store's writers (see `PgDatabase.transaction`): "fprv" in ASCII.
 WRITE_LOCK_KEY = 0x66707276
@@ -592,6 +596,44 @@ class PgDatabase:
                 finally:
                     self._depth = 0
         except self._psycopg.Error as exc:
+            raise PostgresError(str(exc).strip()) from exc
+
+    def rows_within(self, sql: str, params: Sequence[Any], budget_s: float) -> tuple[int, bool]:
+        """How many rows `sql` returns, and whether all were counted: read through a server-side cursor a
+        batch at a time, stopping when the time `budget_s` is spent (each batch sized by the pace so far for
+        half the time left, and under a statement timeout of the rest, so one batch of pages read from
+        outside the server's buffers cannot overrun it). Counting a middling word's runs with findings
+        read 150,000 rows of `search_runs` to find 10,001 (46 ms warm, 200 ms cold, at a million runs); a
+        count cut short is a lower bound, as SQLite's windowed counts are."""
+        text, _ = translate(sql)
+        if text is None:
+            raise ValueError(f"not a query: {sql}")
+        psycopg = self._psycopg
+        started = time.perf_counter()
+        counted, batch = 0, ROWS_WITHIN_FIRST_BATCH
+        try:
+            with self._conn.transaction(), self._conn.cursor(name="rows_within") as cur:
+                # planned as the statement it is, read whole (a cursor's default plans for its first tenth:
+                # a seq scan instead of a rare word's GIN match, 40 ms instead of 12 at a million runs)
+                self._conn.execute("SET LOCAL cursor_tuple_fraction = 1.0")
+                cur.execute(text, _params(params))
+                while True:
+                    left = budget_s - (time.perf_counter() - started)
+                    if left <= 0:
+                        return counted, False
+                    if not self._depth:  # a timeout set inside the caller's transaction would outlive us
+                        self._conn.execute(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
+                    fetched_at = time.perf_counter()
+                    got = len(cur.fetchmany(batch))
+                    counted += got
+                    if got < batch:
+                        return counted, True
+                    pace = (time.perf_counter() - fetched_at) / got
+                    left = budget_s - (time.perf_counter() - started)
+                    batch = max(1, min(4 * batch, int(left / 2 / max(pace, 1e-9))))
+        except psycopg.errors.QueryCanceled:
+            return counted, False
+        except psycopg.Error as exc:
             raise PostgresError(str(exc).strip()) from exc
 
     def table_exists(self, name: str) -> bool:
