@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.postgres import database_url, drop_database
-from bench.scale import BUDGET_S, label_share, ms, pick_words, render, repeat, screen_cases
+from bench.scale import BUDGET_S, label_share, ms, pick_words, render, repeat, screen_cases, shown
 
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 DATABASE = "bench_million"
@@ -245,7 +245,7 @@ def screen_rows(
         rows.append(
             [
                 "postgresql",
-                f"{name} ({n_runs:,} runs)",
+                f"{name} ({n_runs:,} runs{shown(spread.last)})",
                 spread.text(ms),
                 "50 ms",
                 f"{spread.median / BUDGET_S:.2f}x of budget",

@@ -41,6 +41,8 @@ BUDGET_S = 0.05
 @dataclass
 class Spread:
     samples: list[float]
+    #: what the last repetition returned
+    last: Any = None
 
     @property
     def median(self) -> float:
@@ -56,12 +58,20 @@ def ms(seconds: float) -> str:
 
 def repeat(fn: Callable[[], Any], n: int) -> Spread:
     fn()  # warm the page cache as a screen's second visit would find it
-    samples = []
+    samples, last = [], None
     for _ in range(n):
         t = time.perf_counter()
-        fn()
+        last = fn()
         samples.append(time.perf_counter() - t)
-    return Spread(samples)
+    return Spread(samples, last)
+
+
+def shown(result: Any) -> str:
+    """What a count a screen shows says (`10,000+` when it is a lower bound), for the case's name; empty for
+    anything else. A count that stops at its time budget is faster and says less: the table shows both."""
+    if isinstance(result, int) and hasattr(result, "exact"):
+        return f"; shows {int(result):,}{'' if result.exact else '+'}"
+    return ""
 
 
 # -- ingest ------------------------------------------------------------------------------------------------
@@ -494,7 +504,7 @@ def screen_rows(store: Path, repeats: int) -> list[list[str]]:
         rows.append(
             [
                 "screens",
-                f"{name} ({n_runs:,} runs)",
+                f"{name} ({n_runs:,} runs{shown(spread.last)})",
                 spread.text(ms),
                 "50 ms",
                 f"{spread.median / BUDGET_S:.2f}x of budget",
