@@ -4,6 +4,7 @@ screens show as `1,234+`. Reading every matching row of a million-run store took
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -46,10 +47,11 @@ def count_by_windows(
     of `budget_s` allows at the pace so far, up to `max_width`; `exact` False when `cap` or the time runs
     out. The pace is the last window's and a window at most twice the last: paced on the first window
     alone, a window of rows whose cached newest pages read 10 times faster than older ones was followed by
-    one of 65,536 rows (150 ms against a budget of 15 at a million runs). On PostgreSQL, where each window
-    is a statement planned for its width, a window's pace may triple the one before (a kind and an outcome
-    at a million runs: 1.6, 0.9, then 3.2 us a run; paced on all read so far, 46.6 ms against a budget of
-    25), so a window is sized for half the time left.
+    one of 65,536 rows (150 ms against a budget of 15 at a million runs). A window's pace may triple the one
+    before (PostgreSQL, each window a statement planned for its width; a kind and an outcome at a million
+    runs: 1.6, 0.9, then 3.2 us a run; paced on all read so far, 46.6 ms against a budget of 25), and a
+    window still reading when the budget ends is stopped and its rows lost, so a window is sized for half
+    the time left.
 
     `own_btree` (SQLite): read each window from the table's own b-tree, never from an index of a filter
     (the queue's kind index made each window of findings read every finding of the kind: 61 ms for 2,048)."""
@@ -80,20 +82,22 @@ def count_by_windows(
         spent = time.perf_counter() - started
         if top >= lo and spent > budget_s:
             return Count(n, exact=False)
-        left = (budget_s - spent) / (2 if is_postgres(db) else 1)
+        left = (budget_s - spent) / 2
         width = max(1, min(int(left / max(pace, 1e-9)), 2 * width, max_width))
     return Count(n)
 
 
 def _count_within(db: Database, sql: str, params: list[Any], left_s: float | None) -> int | None:
-    """The count `sql` reads, or None where PostgreSQL cancelled it after `left_s` (the budget's rest; None:
-    no limit, the first window): paced on the windows before it, a window that reads pages from outside the
-    server's buffers can take ten times its forecast (a kind and an outcome at a million runs: 26 ms at
-    best, 122 ms at worst, against a budget of 25). SQLite's windows keep to their pace (its pages are the
-    process's own cache), and a count inside a transaction is never cancelled (it would end the
-    transaction)."""
-    if left_s is None or not is_postgres(db) or getattr(db, "in_transaction", False):
+    """The count `sql` reads, or None where it was stopped after `left_s` (the budget's rest; None: no
+    limit, the first window): paced on the windows before it, a window that reads pages from outside the
+    cache can take ten times its forecast (PostgreSQL, a kind and an outcome at a million runs: 26 ms at
+    best, 122 ms at worst, against a budget of 25; SQLite, a word within a kind: 242-381 ms). PostgreSQL
+    cancels it by a statement timeout, SQLite by its progress handler. A count inside a transaction is
+    never stopped (on PostgreSQL it would end the transaction)."""
+    if left_s is None or getattr(db, "in_transaction", False) or getattr(db.conn, "in_transaction", False):
         return int(db.execute(sql, params).fetchone()[0])
+    if not is_postgres(db):
+        return _sqlite_count_within(db, sql, params, left_s)
     db.execute(f"SET statement_timeout = {max(1, int(left_s * 1000))}")
     try:
         return int(db.execute(sql, params).fetchone()[0])
@@ -103,3 +107,22 @@ def _count_within(db: Database, sql: str, params: list[Any], left_s: float | Non
         raise
     finally:
         db.execute("RESET statement_timeout")
+
+
+#: SQLite asks the progress handler whether to stop every this many virtual machine steps (about 50 us of
+#: a window's reading).
+PROGRESS_STEPS = 1_000
+
+
+def _sqlite_count_within(db: Database, sql: str, params: list[Any], left_s: float) -> int | None:
+    """SQLite: the count `sql` reads, or None where its progress handler stopped it after `left_s`."""
+    deadline = time.perf_counter() + left_s
+    db.conn.set_progress_handler(lambda: time.perf_counter() > deadline, PROGRESS_STEPS)
+    try:
+        return int(db.execute(sql, params).fetchone()[0])
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc):
+            return None
+        raise
+    finally:
+        db.conn.set_progress_handler(None, 0)
