@@ -379,7 +379,9 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
     where, params = run_filters(db, **filters)
     rows = f"SELECT 1 FROM runs r WHERE {' AND '.join(where)} LIMIT ?"
     if is_postgres(db):  # the planner drives from the most selective filter's index; read within a budget
-        n, every_row = db.rows_within(rows, [*params, int(cap) + 1], STATEMENT_COUNT_BUDGET_S)  # type: ignore[attr-defined]
+        n, every_row = db.rows_within(  # type: ignore[attr-defined]
+            rows, [*params, int(cap) + 1], STATEMENT_COUNT_BUDGET_S, planned_whole=False
+        )
         return Count(min(n, int(cap)), exact=every_row and n <= cap)
     windowed = _count_in_windows(db, active, cap)
     if windowed is not None:
