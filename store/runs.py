@@ -402,7 +402,7 @@ COUNT_BUDGET_S = 0.025
 #: most selective filter's index) read through a cursor (`PgDatabase.rows_within`) for at most this long,
 #: then shown as a lower bound. Windows of runs, as SQLite reads them, read every run of a window to test the
 #: filters: a kind and an outcome at a million runs counted 89 of 6,700 runs in their 25 ms, the statement
-#: 5,100 in 40 ms (one of 500 runs: 11 against all 500, in 9 ms); up to 10,000 runs of a middling word with
+#: 2,500-5,200 in 35 ms (one of 500 runs: 11 against all 500, in 9 ms); up to 10,000 runs of a middling word with
 #: findings read 150,000 rows of `search_runs` (46-90 ms warm, 200 ms cold).
 STATEMENT_COUNT_BUDGET_S = 0.035
 

@@ -610,7 +610,7 @@ class PgDatabase:
         read whole (a search: a cursor's default, planning for its first tenth, chose a seq scan over a rare
         word's GIN match, 40 ms instead of 12 at a million runs); otherwise for its first rows (filters: a
         tenant and a kind planned whole built a hash of the kind's 286,000 findings first and counted
-        nothing in 35 ms; planned for its first rows, 1,050-1,250 runs)."""
+        nothing in 35 ms; planned for its first rows, about 1,000 runs)."""
         text, _ = translate(sql)
         if text is None:
             raise ValueError(f"not a query: {sql}")
