@@ -29,7 +29,15 @@ the collector paused: the reference of `bench.scale`):
   shard into the store in one transaction (`merge_shard`): the same design, end to end, with the same
   limits (new, readable recordings only; checked: it stores as many runs, findings, events and documents
   as ours); and the same with no identity digest as well (the two changes the arithmetic of the round
-  before said 0.3x needs together);
+  before said 0.3x needs together); and with no row of the `events` table written (below);
+- extraction at parse speed (a stand-in): decoding, the identity digest and the extraction of each
+  recording cost one `orjson.loads` of its bytes, its rows being the ones the real extraction made before
+  the timing (kept in the ingesting process, which the forked workers inherit): what a decoder-extractor
+  compiled to run at orjson's speed could give at the most (reading, hashing, zstd and the write stay as
+  they are), through ours and through the shard pipeline: the measured answer to what would meet 2x the
+  careful peer; and the same with no row of the `events` table written (each run's timeline would be read
+  from its recording's compressed original when the run is opened): what is left when the writer writes
+  no row a peer writes;
 - the careful peer (`bench.scale.careful_peer`: orjson and sqlite-utils `insert_all`, one transaction a
   file, one core, its batch size tuned on these files), the second reference of every line.
 """
@@ -163,6 +171,10 @@ def _shard_schema(conn: Any, recording_columns: list[str]) -> None:
     conn.execute("CREATE TABLE docs (n, run_key, number, kind, ref, text)")
 
 
+#: tables the shard lines leave unwritten (set before the pool forks: the workers inherit it)
+_UNWRITTEN: tuple[str, ...] = ()
+
+
 def write_shard(path: Path, group: list[Any]) -> None:
     """What a worker would write: one group's rows, into bare tables (no index, no trigger)."""
     import sqlite3
@@ -184,6 +196,8 @@ def write_shard(path: Path, group: list[Any]) -> None:
         )
         conn.execute("INSERT INTO originals VALUES (?, ?, ?)", [n, prepared.codec, prepared.original])
         for table in ROW_TABLES:
+            if table in _UNWRITTEN:
+                continue
             marks = ", ".join("?" for _ in range(len(COLUMNS[table]) + 1))
             conn.executemany(
                 f"INSERT INTO {table} VALUES ({marks})", [(n, *r) for r in prepared.tuples[table]]
@@ -219,6 +233,8 @@ def merge_shard(db: Database, path: Path) -> None:
             conn.execute("INSERT INTO originals (recording_id, codec, data) SELECT i.id, o.codec, o.data "
                          "FROM shard.originals o JOIN temp.ids_of i USING (n) ORDER BY o.n")  # fmt: skip
             for table in ROW_TABLES:
+                if table in _UNWRITTEN:
+                    continue
                 cols = ", ".join(COLUMNS[table])
                 picked = cols.replace("recording_id", "i.id AS recording_id") if table == "runs" else cols
                 join = " JOIN temp.ids_of i USING (n)" if table == "runs" else ""
@@ -305,10 +321,12 @@ def _merge_shard_group(db: Database, results: Any, db_path: str | None = None) -
     return list(results)
 
 
-def shard_pipeline(paths: list[Path], *, digest: bool = True) -> float:
+def shard_pipeline(paths: list[Path], *, digest: bool = True, unwritten: tuple[str, ...] = ()) -> float:
     """Seconds of the whole ingest with the workers writing shards and the writer merging them (with no
-    identity digest unless `digest`); checked to store what ours stores."""
-    global _SHARDS
+    identity digest unless `digest`, and no rows of the tables `unwritten`); checked to store what ours
+    stores (but those tables' rows)."""
+    global _SHARDS, _UNWRITTEN
+    _UNWRITTEN = unwritten
     import store.db.ingest as ingest_module
 
     _SHARDS = Path(tempfile.mkdtemp(prefix="shards-"))
@@ -325,12 +343,73 @@ def shard_pipeline(paths: list[Path], *, digest: bool = True) -> float:
         for p in _SHARDS.iterdir():
             p.unlink()
         _SHARDS.rmdir()
-        _SHARDS = None
+        _SHARDS, _UNWRITTEN = None, ()
+    ours, _ = _ingest(paths, None)
+    expected = _stored_counts(ours)
+    _remove(ours)
+    if stored != {t: 0 if t in unwritten else n for t, n in expected.items()}:
+        raise RuntimeError(f"the shard pipeline stored {stored}, ours {expected}")
+    return seconds
+
+
+# -- extraction at parse speed: a stand-in for a compiled decoder-extractor ------------------------------------
+
+#: origin -> the rows the real extraction made of it (set before the pool forks: the workers inherit it)
+_EXTRACTED: dict[str, tuple[Any, Any]] = {}
+
+
+def extract_beforehand(paths: list[Path]) -> None:
+    """Extract every file as the ingest does, in this process, and keep its rows for the stand-in."""
+    from store.db.ingest import prepare
+    from store.db.writer import Prepared
+    from store.reading.sources import iter_sources
+
+    for item in iter_sources(paths):
+        result = prepare(item)  # type: ignore[arg-type]
+        if not isinstance(result, Prepared):
+            raise RuntimeError(f"the stand-in takes readable recordings only: {result}")
+        _EXTRACTED[item.origin] = (result.extracted, result.tuples)  # type: ignore[union-attr]
+
+
+@contextmanager
+def extraction_at_parse_speed() -> Iterator[None]:
+    """Inside the block, `decode_recording` is one `orjson.loads` and `extract` and `to_tuples` hand back the
+    rows `extract_beforehand` kept (the identity digest, taken in decode, is in them)."""
+    import orjson
+
+    import store.db.ingest as ingest_module
+
+    def parsed(data: bytes, origin: str) -> Any:
+        orjson.loads(data)
+        return origin
+
+    tuples_of = {id(extracted): tuples for extracted, tuples in _EXTRACTED.values()}
+
+    def kept(parsed_origin: str, **_: Any) -> Any:
+        return _EXTRACTED[parsed_origin][0]
+
+    with (
+        _patched(ingest_module, "decode_recording", parsed),
+        _patched(ingest_module, "extract", kept),
+        _patched(ingest_module, "to_tuples", lambda extracted: tuples_of[id(extracted)]),
+    ):
+        yield
+
+
+def at_parse_speed(paths: list[Path], *, shards: bool, unwritten: tuple[str, ...] = ()) -> float:
+    """Seconds of the ingest (ours, or the shard pipeline, leaving the tables `unwritten` empty) with
+    extraction at parse speed; checked to store what ours stores."""
+    with extraction_at_parse_speed():
+        if shards:
+            return shard_pipeline(paths, unwritten=unwritten)
+        db, seconds = _ingest(paths, None)
+    stored = _stored_counts(db)
+    _remove(db)
     ours, _ = _ingest(paths, None)
     expected = _stored_counts(ours)
     _remove(ours)
     if stored != expected:
-        raise RuntimeError(f"the shard pipeline stored {stored}, ours {expected}")
+        raise RuntimeError(f"extraction at parse speed stored {stored}, ours {expected}")
     return seconds
 
 
@@ -365,6 +444,10 @@ def one_repetition(paths: list[Path]) -> dict[str, float]:
         "no identity digest, no write": no_digest_no_write(paths),
         "shards: workers write them, the writer merges": shard_pipeline(paths),
         "shards, and no identity digest": shard_pipeline(paths, digest=False),
+        "shards, and no event rows": shard_pipeline(paths, unwritten=("events",)),
+        "extraction at parse speed (stand-in), ours": at_parse_speed(paths, shards=False),
+        "extraction at parse speed (stand-in), shards": at_parse_speed(paths, shards=True),
+        "the same, and no event rows": at_parse_speed(paths, shards=True, unwritten=("events",)),
     }
 
 
@@ -392,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paths = corpus_by_runs(args.runs)
     mb = sum(p.stat().st_size for p in paths) / 1e6
+    extract_beforehand(paths)
     groups = prepared_groups(args.runs)
     from bench.scale import tune_batch
 
