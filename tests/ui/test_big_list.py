@@ -148,3 +148,33 @@ async def test_a_count_read_only_so_far_says_so(tmp_path: Path, monkeypatch: Any
         await wait_until(pilot, lambda: run_list.row_at(299) is not None)
         oldest = run_list.row_at(299)
         assert oldest is not None and oldest["run_key"] == runs_in_order(path)[-1]
+
+
+async def test_a_lower_bound_of_nothing_becomes_an_exact_zero_when_the_list_is_empty(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A count that read no run in its time says `0+`; once the list's first block comes back empty the
+    screen says there are none (it said `0+` for as long as it was open)."""
+    import store.runs
+    from store.rows import Count
+
+    path = tmp_path / "few.db"
+    db = open_database(path)
+    insert_synthetic_runs(db, 30)
+    db.close()
+    counted = store.runs.count_runs_at_most
+
+    def out_of_time(db: Any, **filters: Any) -> Count:
+        return Count(0, exact=False) if filters.get("search") else counted(db, **filters)
+
+    monkeypatch.setattr(store.runs, "count_runs_at_most", out_of_time)
+    app = make_app(Settings.resolve(db_path=path), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == 30)
+        screen = app.screen
+        await pilot.press("slash", *"zzyzxnowhere", "enter")
+        await wait_until(pilot, lambda: screen.total is not None and screen.total == 0)
+        await wait_until(pilot, lambda: "0 runs" in str(screen.query_one("#runs-status").render()))
+        assert getattr(screen.total, "exact", True) and "0+" not in str(
+            screen.query_one("#runs-status").render()
+        )

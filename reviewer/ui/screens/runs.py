@@ -233,6 +233,7 @@ class RunsScreen(BaseScreen):
         found = (
             0 < len(rows) < BLOCK
             or (rows and limit is not None and end >= limit)
+            or (not rows and block == 0)  # nothing at all (a count that read none in its time: `0+`)
             or (not rows and block > 0 and self.run_list.row_at(end - 1) is not None)
         )
         if found:
