@@ -178,3 +178,40 @@ async def test_a_lower_bound_of_nothing_becomes_an_exact_zero_when_the_list_is_e
         assert getattr(screen.total, "exact", True) and "0+" not in str(
             screen.query_one("#runs-status").render()
         )
+
+
+async def test_a_lower_bound_is_never_below_the_runs_already_listed(tmp_path: Path, monkeypatch: Any) -> None:
+    """A count cut short by its time can be below the runs the list has read (`0+` while a block of 100 is
+    shown): the screen's total is then the rows it has read, still a lower bound, and it becomes exact when
+    the end of the list is found."""
+    import store.runs
+    from bench.synthetic import insert_synthetic_findings
+    from reviewer.ui.widgets.run_list import BLOCK
+    from store.rows import Count
+
+    path = tmp_path / "many.db"
+    db = open_database(path)
+    insert_synthetic_runs(db, 300)
+    insert_synthetic_findings(db)
+    db.close()
+    counted = store.runs.count_runs_at_most
+
+    def out_of_time(db: Any, **filters: Any) -> Count:
+        return Count(0, exact=False) if filters.get("search") else counted(db, **filters)
+
+    monkeypatch.setattr(store.runs, "count_runs_at_most", out_of_time)
+    app = make_app(Settings.resolve(db_path=path), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == 300)
+        screen = app.screen
+        await pilot.press("slash", *"incidents", "enter")
+        await wait_until(pilot, lambda: screen.total is not None and screen.total >= BLOCK)
+        status = str(screen.query_one("#runs-status").render())
+        assert not screen.total.exact and status.startswith(f"{int(screen.total):,}+ runs")
+
+        deadline = asyncio.get_running_loop().time() + 60
+        while "300 runs" not in str(screen.query_one("#runs-status").render()):
+            assert asyncio.get_running_loop().time() < deadline, "the end of the list was never found"
+            await pilot.press("end")
+            await pilot.pause(0.05)
+        assert screen.total == 300 and getattr(screen.total, "exact", True)

@@ -14,7 +14,7 @@ from textual.widgets import Checkbox, Header, Input, Select, Static
 
 from reviewer.service import OUTCOMES, RUNS_BLOCK
 from reviewer.service.vocabulary import DataVersion
-from reviewer.ui.counts import count_text
+from reviewer.ui.counts import AtLeast, count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
 from reviewer.ui.screens.help import bindings_by_id, shown_keys
@@ -240,7 +240,11 @@ class RunsScreen(BaseScreen):
             self.total = end
             self.run_list.resize_rows(end)
             self._show_status()
-        elif not rows:
+            return
+        if rows and end > total:  # never less than the rows already read (a count cut short can be)
+            self.total = AtLeast(end)
+            self._show_status()
+        if not rows:
             self.run_list.resize_rows(min(self.run_list.row_count, end))
         elif end >= self.run_list.row_count:
             grown = end + GROW_BLOCKS * BLOCK
