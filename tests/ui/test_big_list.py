@@ -215,3 +215,47 @@ async def test_a_lower_bound_is_never_below_the_runs_already_listed(tmp_path: Pa
             await pilot.press("end")
             await pilot.pause(0.05)
         assert screen.total == 300 and getattr(screen.total, "exact", True)
+
+
+async def test_the_queue_under_a_lower_bound_reads_on_to_its_last_finding(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A queue count that is a lower bound (`50+` of more) sized the list to it, and the findings past it
+    could not be reached. The list grows as the reader reaches its end, and the count becomes exact there."""
+    import sqlite3
+
+    import store.findings
+    from bench.synthetic import insert_synthetic_findings
+    from reviewer.ui.screens.queue import QueueScreen
+    from store.rows import Count
+
+    path = tmp_path / "queue.db"
+    db = open_database(path)
+    insert_synthetic_runs(db, 300)
+    insert_synthetic_findings(db)
+    db.close()
+    conn = sqlite3.connect(path)
+    total = conn.execute("SELECT count(*) FROM findings").fetchone()[0]
+    [last] = conn.execute(
+        "SELECT id FROM findings ORDER BY run_key DESC, coalesce(seq, -1) DESC, id DESC LIMIT 1"
+    ).fetchone()
+    conn.close()
+    assert total > 3 * BLOCK
+    monkeypatch.setattr(store.findings, "queue_count_at_most", lambda db, **filters: Count(50, exact=False))
+    app = make_app(Settings.resolve(db_path=path, reviewer="ann"), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await app.action_open_queue()
+        await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen) and app.screen.total is not None)
+        screen = app.screen
+        finding_list = screen.finding_list
+        # the first block is already more than the count said: the count says so
+        await wait_until(pilot, lambda: screen.total >= BLOCK)
+        assert not getattr(screen.total, "exact", True)
+        deadline = asyncio.get_running_loop().time() + 60
+        while not (screen.total == total and getattr(screen.total, "exact", True)):
+            assert asyncio.get_running_loop().time() < deadline, f"stuck at {screen.total!r} of {total}"
+            await pilot.press("end")
+            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: finding_list.row_at(total - 1) is not None)
+        assert finding_list.row_count == total and finding_list.row_at(total - 1)["id"] == last
+        assert f"showing {total:,}" in str(screen.query_one("#queue-status").render())

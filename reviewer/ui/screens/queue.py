@@ -16,6 +16,7 @@ from reviewer.service import RUNS_BLOCK
 from reviewer.service.vocabulary import QUEUE_SORT_TITLES, DataVersion
 from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
+from reviewer.ui.screens.bounded import BoundedTotal
 from reviewer.ui.screens.labelling import LabellingScreen
 from reviewer.ui.widgets.detail import DetailPanel
 from reviewer.ui.widgets.evidence import evidence_text
@@ -71,7 +72,7 @@ def progress_text(progress: dict[str, int] | None, shown: int | None, filters: d
     return out
 
 
-class QueueScreen(LabellingScreen):
+class QueueScreen(BoundedTotal, LabellingScreen):
     """Coordinator: filter widgets and the finding list down, block requests and label keys up."""
 
     CSS_PATH = "../styles/queue.tcss"
@@ -168,6 +169,8 @@ class QueueScreen(LabellingScreen):
         first = await self.service.queue_first(reviewer=self.reviewer, limit=BLOCK, sort=self.sort, **filters)
         self.total, self.progress = first["total"], first["progress"]
         self.finding_list.reset(first["total"], first["rows"])
+        self.reset_bounded()
+        self.grow_bounded(0, first["rows"])
         opening = first["first_unlabelled"]
         if focus is None and opening is not None:  # open on the first finding not labelled yet
             self.finding_list.move_to(opening[1])
@@ -209,6 +212,8 @@ class QueueScreen(LabellingScreen):
         self.total, self.progress = first["total"], first["progress"]
         at = position if position is not None else self.finding_list.cursor
         self.finding_list.reset(first["total"], first["rows"], cursor=at)
+        self.reset_bounded()
+        self.grow_bounded(0, first["rows"])
         self._show_status()
         self.load_facets()  # a new finding may bring a new kind, code or tool to filter by
 
@@ -244,6 +249,11 @@ class QueueScreen(LabellingScreen):
             self.finding_list.block_failed(generation, block)
             raise
         self.finding_list.set_block(generation, block, rows)
+        if generation == self.finding_list.generation:
+            self.grow_bounded(block, rows)
+
+    def bounded_list(self) -> FindingList:
+        return self.finding_list
 
     @work(exclusive=True, group="queue-progress", exit_on_error=False)
     async def refresh_progress(self) -> None:
@@ -367,6 +377,8 @@ class QueueScreen(LabellingScreen):
             )
             self.total, self.progress = first["total"], first["progress"]
             self.finding_list.reset(first["total"], first["rows"])
+            self.reset_bounded()
+            self.grow_bounded(0, first["rows"])
             self._show_status()
             index = position
         self.finding_list.move_to(index)

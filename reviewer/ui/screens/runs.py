@@ -14,16 +14,14 @@ from textual.widgets import Checkbox, Header, Input, Select, Static
 
 from reviewer.service import OUTCOMES, RUNS_BLOCK
 from reviewer.service.vocabulary import DataVersion
-from reviewer.ui.counts import AtLeast, count_text
+from reviewer.ui.counts import count_text
 from reviewer.ui.messages import OpenRun
 from reviewer.ui.screens.base import BaseScreen
+from reviewer.ui.screens.bounded import BoundedTotal
 from reviewer.ui.screens.help import bindings_by_id, shown_keys
 from reviewer.ui.widgets.footer import FittingFooter
 from reviewer.ui.widgets.run_list import BLOCK, RunList, header_text
 from reviewer.ui.widgets.safe import inert
-
-#: Blocks a bounded total ("10,000+") grows by each time the reader reaches the end of the list.
-GROW_BLOCKS = 10
 
 assert BLOCK == RUNS_BLOCK, "the list and the service must agree on the block size"
 
@@ -45,7 +43,7 @@ FILTER_NAMES = ("outcome", "has_findings", "kind", "agent", "tenant", "pack_vers
 SEARCH_DEBOUNCE_S = 0.35
 
 
-class RunsScreen(BaseScreen):
+class RunsScreen(BoundedTotal, BaseScreen):
     """Coordinator: filter widgets and the run list down, block requests and selections up."""
 
     CSS_PATH = "../styles/runs.tcss"
@@ -71,8 +69,6 @@ class RunsScreen(BaseScreen):
         self.filters: dict[str, Any] = {}
         self.sort = "newest"
         self.total: int | None = None
-        #: when the total is a lower bound: the most rows an empty block has shown there can be
-        self._end_at_most: int | None = None
         self._search_timer: Timer | None = None
         self._facets_loaded = False
         #: the newest recording id when the list was read, and how many runs have been stored since
@@ -152,13 +148,13 @@ class RunsScreen(BaseScreen):
         version = await self.service.data_version()  # before the rows: a run stored between is counted new
         total, rows = await self.service.first_block(sort=sort, limit=BLOCK, **filters)
         self.total = total
-        self._end_at_most = None
+        self.reset_bounded()
         self._seen_recording, self.new_runs = version.recording, 0
         at = 0
         if keep is not None:  # beyond the first block the cursor keeps its row number
             at = next((i for i, r in enumerate(rows) if r["run_key"] == keep), self.run_list.cursor)
         self.run_list.reset(total, rows, cursor=at)
-        self._grow_bounded(0, rows)
+        self.grow_bounded(0, rows)
         self._show_status()
         if not self._facets_loaded:
             self._facets_loaded = True
@@ -218,37 +214,10 @@ class RunsScreen(BaseScreen):
             raise
         self.run_list.set_block(generation, block, rows)
         if generation == self.run_list.generation:
-            self._grow_bounded(block, rows)
+            self.grow_bounded(block, rows)
 
-    def _grow_bounded(self, block: int, rows: list[dict[str, Any]]) -> None:
-        """A total read only so far ("10,000+") grows as the reader reaches the end of the list, and becomes
-        exact once the end is found (a short block, or an empty one right after a full one)."""
-        total = self.total
-        if total is None or getattr(total, "exact", True):
-            return
-        end = block * BLOCK + len(rows)
-        if not rows:
-            self._end_at_most = end if self._end_at_most is None else min(self._end_at_most, end)
-        limit = self._end_at_most
-        found = (
-            0 < len(rows) < BLOCK
-            or (rows and limit is not None and end >= limit)
-            or (not rows and block == 0)  # nothing at all (a count that read none in its time: `0+`)
-            or (not rows and block > 0 and self.run_list.row_at(end - 1) is not None)
-        )
-        if found:
-            self.total = end
-            self.run_list.resize_rows(end)
-            self._show_status()
-            return
-        if rows and end > total:  # never less than the rows already read (a count cut short can be)
-            self.total = AtLeast(end)
-            self._show_status()
-        if not rows:
-            self.run_list.resize_rows(min(self.run_list.row_count, end))
-        elif end >= self.run_list.row_count:
-            grown = end + GROW_BLOCKS * BLOCK
-            self.run_list.resize_rows(grown if limit is None else min(grown, limit))
+    def bounded_list(self) -> RunList:
+        return self.run_list
 
     def _show_status(self) -> None:
         total = self.total
