@@ -4,6 +4,7 @@ the end is found. Shared by the runs list and the queue."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from reviewer.ui.counts import AtLeast
@@ -20,10 +21,11 @@ class BoundedTotal:
     #: the least row count at which an empty block was read (the end is at or before it)
     _end_at_most: int | None = None
 
-    def bounded_list(self) -> RunList:
-        raise NotImplementedError
+    #: redraws the screen's count (the screen's own; annotated only, so it never shadows a base class's)
+    _show_status: Callable[[], None]
 
-    def _show_status(self) -> None:
+    def bounded_list(self) -> RunList:
+        """The list the total sizes (the screen's)."""
         raise NotImplementedError
 
     def reset_bounded(self) -> None:
