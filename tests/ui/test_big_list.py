@@ -258,4 +258,5 @@ async def test_the_queue_under_a_lower_bound_reads_on_to_its_last_finding(
             await pilot.pause(0.05)
         await wait_until(pilot, lambda: finding_list.row_at(total - 1) is not None)
         assert finding_list.row_count == total and finding_list.row_at(total - 1)["id"] == last
-        assert f"showing {total:,}" in str(screen.query_one("#queue-status").render())
+        status = str(screen.query_one("#queue-status").render())
+        assert f"showing {total:,}" in status and f"0 / {total:,} labelled" in status

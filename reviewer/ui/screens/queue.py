@@ -255,6 +255,22 @@ class QueueScreen(BoundedTotal, LabellingScreen):
     def bounded_list(self) -> FindingList:
         return self.finding_list
 
+    def grow_bounded(self, block: int, rows: list[dict[str, Any]]) -> None:
+        """As the list's total grows, so does the progress line's when it counts the same findings (no
+        label-state filter: with one, the progress counts every finding under the other filters)."""
+        before = self.total
+        super().grow_bounded(block, rows)
+        progress = self.progress
+        if (
+            progress is not None
+            and self.total is not None
+            and self.total != before
+            and "state" not in self.filters
+            and not getattr(progress["total"], "exact", True)
+        ):
+            progress["total"] = self.total
+            self._show_status()
+
     @work(exclusive=True, group="queue-progress", exit_on_error=False)
     async def refresh_progress(self) -> None:
         self.progress = await self.service.queue_progress(reviewer=self.reviewer, **self.filters)
