@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -150,48 +152,19 @@ async def test_a_count_read_only_so_far_says_so(tmp_path: Path, monkeypatch: Any
         assert oldest is not None and oldest["run_key"] == runs_in_order(path)[-1]
 
 
-async def test_a_lower_bound_of_nothing_becomes_an_exact_zero_when_the_list_is_empty(
-    tmp_path: Path, monkeypatch: Any
-) -> None:
-    """A count that read no run in its time says `0+`; once the list's first block comes back empty the
-    screen says there are none (it said `0+` for as long as it was open)."""
-    import store.runs
-    from store.rows import Count
-
-    path = tmp_path / "few.db"
-    db = open_database(path)
-    insert_synthetic_runs(db, 30)
-    db.close()
-    counted = store.runs.count_runs_at_most
-
-    def out_of_time(db: Any, **filters: Any) -> Count:
-        return Count(0, exact=False) if filters.get("search") else counted(db, **filters)
-
-    monkeypatch.setattr(store.runs, "count_runs_at_most", out_of_time)
-    app = make_app(Settings.resolve(db_path=path), keymap={})
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == 30)
-        screen = app.screen
-        await pilot.press("slash", *"zzyzxnowhere", "enter")
-        await wait_until(pilot, lambda: screen.total is not None and screen.total == 0)
-        await wait_until(pilot, lambda: "0 runs" in str(screen.query_one("#runs-status").render()))
-        assert getattr(screen.total, "exact", True) and "0+" not in str(
-            screen.query_one("#runs-status").render()
-        )
-
-
-async def test_a_lower_bound_is_never_below_the_runs_already_listed(tmp_path: Path, monkeypatch: Any) -> None:
-    """A count cut short by its time can be below the runs the list has read (`0+` while a block of 100 is
-    shown): the screen's total is then the rows it has read, still a lower bound, and it becomes exact when
-    the end of the list is found."""
+@asynccontextmanager
+async def _searched_when_counts_read_nothing(
+    tmp_path: Path, monkeypatch: Any, runs: int, word: str
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The runs screen on `runs` generated runs (with findings, whose documents say "incidents"), `word`
+    searched, where a search's count reads no run in its time (`0+`); other counts as they are."""
     import store.runs
     from bench.synthetic import insert_synthetic_findings
-    from reviewer.ui.widgets.run_list import BLOCK
     from store.rows import Count
 
-    path = tmp_path / "many.db"
+    path = tmp_path / "searched.db"
     db = open_database(path)
-    insert_synthetic_runs(db, 300)
+    insert_synthetic_runs(db, runs)
     insert_synthetic_findings(db)
     db.close()
     counted = store.runs.count_runs_at_most
@@ -202,9 +175,31 @@ async def test_a_lower_bound_is_never_below_the_runs_already_listed(tmp_path: Pa
     monkeypatch.setattr(store.runs, "count_runs_at_most", out_of_time)
     app = make_app(Settings.resolve(db_path=path), keymap={})
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == 300)
-        screen = app.screen
-        await pilot.press("slash", *"incidents", "enter")
+        await wait_until(pilot, lambda: getattr(app.screen, "total", None) == runs)
+        await pilot.press("slash", *word, "enter")
+        yield pilot, app.screen
+
+
+async def test_a_lower_bound_of_nothing_becomes_an_exact_zero_when_the_list_is_empty(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A count that read no run in its time says `0+`; once the list's first block comes back empty the
+    screen says there are none (it said `0+` for as long as it was open)."""
+    async with _searched_when_counts_read_nothing(tmp_path, monkeypatch, 30, "zzyzxnowhere") as (
+        pilot,
+        screen,
+    ):
+        await wait_until(pilot, lambda: screen.total is not None and screen.total == 0)
+        await wait_until(pilot, lambda: "0 runs" in str(screen.query_one("#runs-status").render()))
+        status = str(screen.query_one("#runs-status").render())
+        assert getattr(screen.total, "exact", True) and status.startswith("0 runs")
+
+
+async def test_a_lower_bound_is_never_below_the_runs_already_listed(tmp_path: Path, monkeypatch: Any) -> None:
+    """A count cut short by its time can be below the runs the list has read (`0+` while a block of 100 is
+    shown): the screen's total is then the rows it has read, still a lower bound, and it becomes exact when
+    the end of the list is found."""
+    async with _searched_when_counts_read_nothing(tmp_path, monkeypatch, 300, "incidents") as (pilot, screen):
         await wait_until(pilot, lambda: screen.total is not None and screen.total >= BLOCK)
         status = str(screen.query_one("#runs-status").render())
         assert not screen.total.exact and status.startswith(f"{int(screen.total):,}+ runs")
