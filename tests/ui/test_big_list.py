@@ -255,3 +255,6 @@ async def test_the_queue_under_a_lower_bound_reads_on_to_its_last_finding(
         assert finding_list.row_count == total and finding_list.row_at(total - 1)["id"] == last
         status = str(screen.query_one("#queue-status").render())
         assert f"showing {total:,}" in status and f"0 / {total:,} labelled" in status
+        # the progress read again (after a label, say) keeps what the list has read past the store's count
+        await screen.refresh_progress().wait()
+        assert f"0 / {total:,} labelled" in str(screen.query_one("#queue-status").render())

@@ -256,24 +256,31 @@ class QueueScreen(BoundedTotal, LabellingScreen):
         return self.finding_list
 
     def grow_bounded(self, block: int, rows: list[dict[str, Any]]) -> None:
-        """As the list's total grows, so does the progress line's when it counts the same findings (no
-        label-state filter: with one, the progress counts every finding under the other filters)."""
         before = self.total
         super().grow_bounded(block, rows)
-        progress = self.progress
-        if (
-            progress is not None
-            and self.total is not None
-            and self.total != before
-            and "state" not in self.filters
-            and not getattr(progress["total"], "exact", True)
-        ):
-            progress["total"] = self.total
+        if self.total != before and self._progress_follows_the_list():
             self._show_status()
+
+    def _progress_follows_the_list(self) -> bool:
+        """The progress line's total is the list's when they count the same findings (no label-state
+        filter: with one, the progress counts every finding under the other filters) and the progress's is
+        a lower bound the list has read past: it said `0 / 50+ labelled` beside `showing 490`."""
+        progress, total = self.progress, self.total
+        if (
+            progress is None
+            or total is None
+            or "state" in self.filters
+            or getattr(progress["total"], "exact", True)
+            or total <= progress["total"]
+        ):
+            return False
+        progress["total"] = total
+        return True
 
     @work(exclusive=True, group="queue-progress", exit_on_error=False)
     async def refresh_progress(self) -> None:
         self.progress = await self.service.queue_progress(reviewer=self.reviewer, **self.filters)
+        self._progress_follows_the_list()
         self._show_status()
 
     def _show_status(self) -> None:
