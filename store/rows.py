@@ -102,3 +102,9 @@ class Count(int):
         count = super().__new__(cls, n)
         count.exact = exact
         return count
+
+    @classmethod
+    def read_up_to(cls, n: int, cap: int, *, every_row: bool = True) -> Count:
+        """What a read of `cap` + 1 rows at most that found `n` shows: at most `cap`, exact when it found no
+        more than `cap` and read every row it was let (`every_row` False: stopped by its time budget)."""
+        return cls(min(n, int(cap)), exact=every_row and n <= cap)

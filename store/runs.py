@@ -382,12 +382,12 @@ def count_runs_at_most(db: Database, *, cap: int | None = None, **filters: Any) 
         n, every_row = db.rows_within(  # type: ignore[attr-defined]
             rows, [*params, int(cap) + 1], STATEMENT_COUNT_BUDGET_S, planned_whole=False
         )
-        return Count(min(n, int(cap)), exact=every_row and n <= cap)
+        return Count.read_up_to(n, cap, every_row=every_row)
     windowed = _count_in_windows(db, active, cap)
     if windowed is not None:
         return windowed
     n = int(db.execute(f"SELECT count(*) FROM ({rows})", [*params, int(cap) + 1]).fetchone()[0])
-    return Count(min(n, int(cap)), exact=n <= cap)
+    return Count.read_up_to(n, cap)
 
 
 #: A count of two or more filters reads windows of rowids, newest first: this many runs at first (to learn the

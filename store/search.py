@@ -497,9 +497,9 @@ def count_matching_runs_at_most(
     query = fts_query(text)
     if is_postgres(db):
         n, every_row = _postgres_runs_up_to(db, query, int(cap) + 1, facets, budget_s=budget_s)
-        return Count(min(n, int(cap)), exact=every_row and n <= cap)
+        return Count.read_up_to(n, cap, every_row=every_row)
     n = int(db.execute(SQLITE_RUNS_UP_TO, [query, int(cap) + 1]).fetchone()[0])
-    return Count(min(n, int(cap)), exact=n <= cap)
+    return Count.read_up_to(n, cap)
 
 
 #: A count of runs under a search and other filters (SQLite, `store.runs`) reads windows of rowids each

@@ -72,7 +72,7 @@ def count_by_windows(
         sql = f"SELECT count(*) FROM {source} WHERE {' AND '.join([*conds, *where])}"
         left = None if top == bounds[1] else budget_s - (time.perf_counter() - started)
         counted = _count_within(db, sql, [*cond_params, *params], left)
-        if counted is None:  # PostgreSQL stopped the window at the end of the budget
+        if counted is None:  # the window was stopped at the end of the budget
             return Count(n, exact=False)
         n += counted
         pace = (time.perf_counter() - window_started) / (top - first + 1)
@@ -94,7 +94,7 @@ def _count_within(db: Database, sql: str, params: list[Any], left_s: float | Non
     best, 122 ms at worst, against a budget of 25; SQLite, a word within a kind: 242-381 ms). PostgreSQL
     cancels it by a statement timeout, SQLite by its progress handler. A count inside a transaction is
     never stopped (on PostgreSQL it would end the transaction)."""
-    if left_s is None or getattr(db, "in_transaction", False) or getattr(db.conn, "in_transaction", False):
+    if left_s is None or db.conn.in_transaction:  # sqlite3's, or PostgreSQL's `PgConn`
         return int(db.execute(sql, params).fetchone()[0])
     if not is_postgres(db):
         return _sqlite_count_within(db, sql, params, left_s)

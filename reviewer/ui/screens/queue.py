@@ -255,16 +255,11 @@ class QueueScreen(BoundedTotal, LabellingScreen):
     def bounded_list(self) -> FindingList:
         return self.finding_list
 
-    def grow_bounded(self, block: int, rows: list[dict[str, Any]]) -> None:
-        before = self.total
-        super().grow_bounded(block, rows)
-        if self.total != before and self._progress_follows_the_list():
-            self._show_status()
-
-    def _progress_follows_the_list(self) -> bool:
-        """The progress line's total is the list's when they count the same findings (no label-state
-        filter: with one, the progress counts every finding under the other filters) and the progress's is
-        a lower bound the list has read past: it said `0 / 50+ labelled` beside `showing 490`."""
+    def _shown_progress(self) -> dict[str, int] | None:
+        """The progress as the status line shows it: its total is the list's when they count the same
+        findings (no label-state filter: with one, the progress counts every finding under the other
+        filters) and the progress's is a lower bound the list has read past (it said `0 / 50+ labelled`
+        beside `showing 490`)."""
         progress, total = self.progress, self.total
         if (
             progress is None
@@ -273,18 +268,16 @@ class QueueScreen(BoundedTotal, LabellingScreen):
             or getattr(progress["total"], "exact", True)
             or total <= progress["total"]
         ):
-            return False
-        progress["total"] = total
-        return True
+            return progress
+        return {**progress, "total": total}
 
     @work(exclusive=True, group="queue-progress", exit_on_error=False)
     async def refresh_progress(self) -> None:
         self.progress = await self.service.queue_progress(reviewer=self.reviewer, **self.filters)
-        self._progress_follows_the_list()
         self._show_status()
 
     def _show_status(self) -> None:
-        status = progress_text(self.progress, self.total, self.filters)
+        status = progress_text(self._shown_progress(), self.total, self.filters)
         status.append("  order: ", style="dim")
         status.append(QUEUE_SORT_TITLES[self.sort], style="bold magenta")
         if not self.auto_advance:
