@@ -32,6 +32,19 @@ both_backends = pytest.mark.parametrize("store_backend", BACKENDS, indirect=True
 _server_checked: dict[str, str | None] = {}
 
 
+@pytest.fixture(autouse=True)
+def counts_have_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stores' counts stop at a wall-clock budget (tens of milliseconds) and say "n+"; on a loaded CI
+    runner that made exact counts flaky (a PostgreSQL search count read nothing in its 35 ms once). Every
+    test gets time enough; a test of what a budget does sets its own."""
+    import store.findings
+    import store.runs
+
+    monkeypatch.setattr(store.runs, "COUNT_BUDGET_S", 60.0)
+    monkeypatch.setattr(store.runs, "STATEMENT_COUNT_BUDGET_S", 60.0)
+    monkeypatch.setattr(store.findings, "QUEUE_COUNT_BUDGET_S", 60.0)
+
+
 def postgres_server() -> str:
     """The test server's URL; the test is reported as not run (skip, with the reason) when no server is
     reachable, except under CI=true, where a missing server fails the test."""

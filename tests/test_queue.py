@@ -261,7 +261,6 @@ def test_a_code_and_tool_filter_is_counted_window_by_window_and_the_progress_lin
     assert scanned > 50
     monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS", 300)
     monkeypatch.setattr(queue, "COUNT_WINDOW_FINDINGS_MAX", 300)
-    monkeypatch.setattr(queue, "QUEUE_COUNT_BUDGET_S", 60.0)
     counted = queue.queue_count_at_most(db, **filters)
     assert counted.exact and counted == scanned
     assert queue.queue_progress(db, **filters)["total"] == scanned

@@ -64,14 +64,6 @@ def _scan(db: Any, word: str, filters: dict[str, Any]) -> set[str]:
     return keys & holding
 
 
-@pytest.fixture
-def timely(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SQLite counts a search with another filter window by window within a time budget: enough on any
-    machine, so the count is exact here."""
-    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
-
-
-@pytest.mark.usefixtures("timely")
 @pytest.mark.parametrize("sort", ["newest", "oldest", "most-findings"])
 @pytest.mark.parametrize("filters", FILTERS, ids=lambda f: "+".join(f"{k}={v}" for k, v in f.items()))
 def test_a_word_within_filters_pages_and_counts_as_a_scan_on_both_backends(

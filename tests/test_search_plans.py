@@ -383,7 +383,6 @@ def test_a_search_with_another_filter_is_counted_window_by_window(
     ).fetchone()[0]
     assert scanned > 100
     monkeypatch.setattr(search, "COUNT_WINDOW_DOCS", 200)  # 1,000 runs: several windows
-    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)  # time enough on any machine
     counted, windows = _counted_with_windows(synthetic_sqlite_store, filters)
     assert counted.exact and counted == scanned
     assert len(windows) >= 4, windows
@@ -408,7 +407,6 @@ def test_two_filters_are_counted_window_by_window_within_the_budget(
     assert scanned > 50
     monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS", 100)
     monkeypatch.setattr(runs, "COUNT_WINDOW_RUNS_MAX", 100)
-    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)
     counted, windows = _counted_with_windows(synthetic_sqlite_store, filters)
     assert counted.exact and counted == scanned and len(windows) == RUNS // 100
     monkeypatch.setattr(runs, "COUNT_BUDGET_S", 0.0)
@@ -454,7 +452,6 @@ def test_two_words_and_phrases_page_and_count_the_same_on_both_backends(
     and capped counts are SQLite's (FTS5: every token in one document, a phrase's in order)."""
     for name, value in PHRASE_READS[read].items():
         monkeypatch.setattr(search, name, value)
-    monkeypatch.setattr(runs, "COUNT_BUDGET_S", 60.0)  # SQLite's windowed counts exact on any machine
     for filters in (
         {},
         {"agent": "san-triage"},
