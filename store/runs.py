@@ -22,7 +22,7 @@ from store.search import (
     search_condition,
     search_windows,
 )
-from store.sorted_runs import SortedRuns, WalkedRuns, kind_runs
+from store.sorted_runs import BandedRuns, SortedRuns, WalkedRuns, kind_runs
 from store.tallies import RUN_FILTER_FACETS, tally, tally_sum, tally_values
 from store.vocab import WITHHOLDING, received_nothing_sql, withheld_sql
 from store.windows import count_by_windows
@@ -277,7 +277,9 @@ def runs_page(
     return out
 
 
-def _sorted_runs(db: Database, sort: str, active: dict[str, Any]) -> SortedRuns | WalkedRuns | None:
+def _sorted_runs(
+    db: Database, sort: str, active: dict[str, Any]
+) -> SortedRuns | WalkedRuns | BandedRuns | None:
     """Where a page's runs are chosen before their rows are read (`store.sorted_runs`): on PostgreSQL a
     search alone or with filters `search_runs` holds (equality filters, schema m022; `f`; withheld), in any
     order, and a finding kind alone, newest or oldest first."""

@@ -128,3 +128,70 @@ class WalkedRuns:
                 return (chosen or self.whole).condition(keys, desc, extra, extra_params, want)
             block = max(int(self.first_block), min(4 * block, int(ahead * 1.5) + 1))
         return f"r.{self.runs_column} = ANY(?)", [found[:want]]
+
+
+@dataclass(frozen=True)
+class BandedRuns:
+    """PostgreSQL, a most-findings page of a word neither rare nor common: its runs read band by band of
+    the findings count, highest first, each band's matching runs found by intersecting the word's runs (GIN)
+    with the band's (the findings index) and sorted; the rest read whole. The planner's walk of the order's
+    index assumes a word spreads evenly along it, and a word of 15,600 runs of a million, none among the
+    15,900 runs with most findings, was walked 29,000 runs deep (95 ms); its bands cost 25. `bands` are the
+    findings counts where bands start, highest first, each estimated to hold `runs_at_least` runs at or
+    above it; other orders read as `walk` does."""
+
+    db: Any
+    source: str
+    match: str
+    params: tuple[Any, ...]
+    run: str
+    runs_column: str
+    walk: SortedRuns
+    #: (findings count, runs estimated to have at least that many), highest count first
+    runs_at_least: tuple[tuple[int, float], ...]
+    #: the share of the runs estimated to match
+    share: float
+    #: a band after the first holds this many times the runs of all before it
+    growth: int = 4
+    #: bands read before the rest is read whole
+    max_bands: int = 3
+
+    def bands(self, want: int) -> list[int]:
+        """The findings counts where bands start: the first estimated to hold twice `want` matches, each
+        next one `growth` times the runs before it."""
+        starts: list[int] = []
+        target = 2 * want / max(self.share, 1e-9)
+        for count, runs in self.runs_at_least:
+            if runs >= target:
+                starts.append(count)
+                if len(starts) == self.max_bands:
+                    break
+                target = runs * self.growth
+        return starts
+
+    def condition(
+        self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
+    ) -> tuple[str, list[Any]]:
+        """As `SortedRuns.condition`; most findings first, the runs are chosen band by band."""
+        if not desc or keys[0] != "r.findings":
+            return self.walk.condition(keys, desc, extra, extra_params, want)
+        on_w = [_RUN_ALIAS.sub("w.", c) for c in extra]
+        # the findings count's own order is not the index's (`+ 0`): each band's runs are sorted, never walked
+        order = ", ".join(
+            [
+                f"{_RUN_ALIAS.sub('w.', keys[0])} + 0 DESC",
+                *(_RUN_ALIAS.sub("w.", k) + " DESC" for k in keys[1:]),
+            ]
+        )
+        found: list[Any] = []
+        above: int | None = None
+        for start in [*self.bands(want), None]:
+            band = [] if start is None else [f"w.findings >= {int(start)}"]
+            band += [] if above is None else [f"w.findings < {int(above)}"]
+            where = " AND ".join([self.match, *band, *on_w])
+            sql = f"SELECT w.{self.run} FROM {self.source} w WHERE {where} ORDER BY {order} LIMIT {want - len(found)}"
+            found += [row[0] for row in self.db.execute(sql, [*self.params, *extra_params]).fetchall()]
+            if len(found) >= want or start is None:
+                break
+            above = start
+        return f"r.{self.runs_column} = ANY(?)", [found[:want]]

@@ -516,3 +516,61 @@ def test_a_postgresql_page_of_two_words_few_documents_share_reads_those_document
         read = _rows_read(db, list(postgresql_statements))
         assert read.get("runs", 0) <= 40 and read.get("search_runs", 0) <= 50 + 2 * matching, (text, read)
         assert "search_doc_runs" in read, read
+
+
+def test_a_postgresql_page_most_findings_first_of_a_word_among_the_fewest_findings_reads_its_runs() -> None:
+    """A word neither rare nor common held only by older runs with no findings, below every run with some
+    in the most-findings order: the planner, taking the word to spread evenly, walked every run with
+    findings and half of those without before its first match (at a million runs, a word of 15,600 runs:
+    29,000 runs walked, 95 ms). The page reads its runs by bands of the findings count, highest first, each
+    band's matching runs sorted, never walking the order's index; every page in the order a scan gives."""
+    from store.db.postgres import PgDatabase
+    from tests.conftest import postgresql_plan_nodes, record_statements
+
+    with fresh_postgres_database() as url, pytest.MonkeyPatch.context() as monkeypatch:
+        db = open_database(url)
+        assert isinstance(db, PgDatabase)
+        try:
+            insert_synthetic_runs(db, RUNS)
+            insert_synthetic_findings(db)
+            quiet = [
+                rowid
+                for (rowid,) in db.execute(
+                    "SELECT rowid FROM runs WHERE findings = 0 ORDER BY started_ms, key"
+                )
+            ]
+            quiet = quiet[: len(quiet) // 2]  # the older half of the runs without findings
+            answers = [(rowid << search.SEARCH_DOC_BITS) + 1 for rowid in quiet]
+            db.execute("UPDATE search_text SET text = text || ' quietword' WHERE id = ANY(?)", [answers])
+            db.execute("ANALYZE")
+            monkeypatch.setattr(search, "PG_RARE_RUNS", 100)  # scaled to 1,000 runs
+            assert len(quiet) > 150 and not search._postgres_rare(db, fts_query("quietword"))
+            bands = search._postgres_findings_bands(db)  # the whole table sampled: the statistics are exact
+            assert bands is not None and bands[0] == RUNS
+            assert [(n, round(runs_at_least)) for n, runs_at_least in bands[1]] == [
+                (n, db.execute("SELECT count(*) FROM runs WHERE findings >= ?", [n]).fetchone()[0])
+                for n in sorted({f for (f,) in db.execute("SELECT findings FROM runs")}, reverse=True)
+            ]
+            db.execute("SET enable_seqscan = off")  # as on a store of a size worth reading by its indexes
+            statements = record_statements(db, monkeypatch)
+            page = runs.runs_page(db, search="quietword", sort="most-findings", limit=40)
+            walks = [
+                node
+                for node in postgresql_plan_nodes(db, list(statements))
+                if node.get("Relation Name") == "search_runs" and "tokens" in node.get("Filter", "")
+                and node["Node Type"] in ("Index Scan", "Index Only Scan")
+            ]  # fmt: skip
+            scanned = [
+                key
+                for (key,) in db.execute(
+                    "SELECT key FROM runs WHERE rowid = ANY(?) "
+                    "ORDER BY findings DESC, coalesce(started_ms, -1) DESC, key DESC",
+                    [quiet],
+                )
+            ]
+            assert [r["run_key"] for r in page] == scanned[:40]
+            assert not walks, walks  # the order's index walked, each run's tokens tested
+            every = keyset_run_keys(db, search="quietword", sort="most-findings", limit=25, pages=20)
+            assert every == scanned
+        finally:
+            db.close()
