@@ -64,7 +64,20 @@ def kind_runs(kind: str) -> SortedRuns:
 
 
 @dataclass(frozen=True)
-class WalkedRuns:
+class RunsRead:
+    """PostgreSQL, a page whose runs are chosen by statements of its own, before the page is read: `source`'s
+    rows (alias `w`) meeting `match` (with `params`), their column `run` being the run's `runs_column`."""
+
+    db: Any
+    source: str
+    match: str
+    params: tuple[Any, ...]
+    run: str
+    runs_column: str
+
+
+@dataclass(frozen=True)
+class WalkedRuns(RunsRead):
     """PostgreSQL, a page whose runs no index finds by themselves (a query of more tokens, whose runs are
     matched document by document): `source`'s rows (alias `w`) are walked in the order's index in blocks,
     each block's rows tested against `match`, the first of `first_block` rows, each next one sized by the
@@ -73,12 +86,6 @@ class WalkedRuns:
     matching runs are read and sorted instead (`drive`, when it finds them few), or the matches whole
     (`whole`). The page's runs are then read by their rowids."""
 
-    db: Any
-    source: str
-    match: str
-    params: tuple[Any, ...]
-    run: str
-    runs_column: str
     whole: SortedRuns
     drive: Callable[[], SortedRuns | None] | None = None
     first_block: int = 1_000
@@ -131,7 +138,7 @@ class WalkedRuns:
 
 
 @dataclass(frozen=True)
-class BandedRuns:
+class BandedRuns(RunsRead):
     """PostgreSQL, a most-findings page of a word neither rare nor common: its runs read band by band of
     the findings count, highest first, each band's matching runs found by intersecting the word's runs (GIN)
     with the band's (the findings index) and sorted; the rest read whole. The planner's walk of the order's
@@ -140,12 +147,6 @@ class BandedRuns:
     findings counts where bands start, highest first, each estimated to hold `runs_at_least` runs at or
     above it; other orders read as `walk` does."""
 
-    db: Any
-    source: str
-    match: str
-    params: tuple[Any, ...]
-    run: str
-    runs_column: str
     walk: SortedRuns
     #: (findings count, runs estimated to have at least that many), highest count first
     runs_at_least: tuple[tuple[int, float], ...]
