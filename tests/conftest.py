@@ -163,6 +163,7 @@ def _synthetic(db: Database) -> Database:
     insert_synthetic_findings(db)
     if is_postgres(db):
         db.execute("ANALYZE search_text")  # what autovacuum does after a load this size
+        db.execute("ANALYZE search_runs")
     return db
 
 

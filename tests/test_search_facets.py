@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bench.synthetic import insert_synthetic_findings, insert_synthetic_runs
-from store import runs
+from store import runs, search
 from store.db.connection import open_database
 from store.db.postgres import translate
 from store.vocab import DANGLING_REFERENCE, NEGATIVE_CLAIM, received_nothing_sql, withheld_sql
@@ -87,6 +87,33 @@ def test_a_word_within_filters_pages_and_counts_as_a_scan_on_both_backends(
             if len(scanned) > 10:
                 capped = runs.count_runs_at_most(db, cap=10, search=word, **filters)
                 assert (int(capped), capped.exact) == (10, False), (db, word, filters)
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: "+".join(f"{k}={v}" for k, v in f.items()))
+def test_a_word_within_filters_not_rare_pages_most_findings_first_as_a_scan(
+    synthetic_sqlite_store: Any,
+    synthetic_postgresql_store: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    filters: dict[str, Any],
+) -> None:
+    """The rare bound scaled down so the word within the filters is not rare on PostgreSQL: its pages most
+    findings first are read band by band of the findings count (`BandedRuns`, where the filters `search_runs`
+    holds apply), each band's runs sorted, and page through in SQLite's order."""
+    from store.sorted_runs import BandedRuns
+
+    monkeypatch.setattr(search, "PG_RARE_RUNS", 5)
+    for word in ("failing", "synthetic"):
+        expected = keyset_run_keys(
+            synthetic_sqlite_store, search=word, sort="most-findings", limit=25, pages=60, **filters
+        )
+        got = keyset_run_keys(
+            synthetic_postgresql_store, search=word, sort="most-findings", limit=25, pages=60, **filters
+        )
+        assert got == expected, (word, filters)
+    facets = search.postgres_facets(synthetic_postgresql_store, filters)
+    if facets is not None:
+        chosen = search.postgres_sorted_runs(synthetic_postgresql_store, "failing", facets)
+        assert isinstance(chosen, BandedRuns), filters
 
 
 def _relations(db: Any, sql: str, params: list[Any]) -> set[str]:

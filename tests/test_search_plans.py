@@ -308,10 +308,22 @@ def _keyset_pages(db: Any, text: str, sort: str) -> list[str]:
     return keyset_run_keys(db, search=text, sort=sort, limit=40, pages=3)
 
 
+@pytest.mark.parametrize("rare_bound", [search.PG_RARE_RUNS, 100], ids=["every-word-rare", "scaled"])
 @pytest.mark.parametrize("sort", ["newest", "oldest", "most-findings"])
 def test_keyset_pages_of_a_search_are_the_same_on_both_backends(
-    synthetic_sqlite_store: Any, synthetic_postgresql_store: Any, sort: str
+    synthetic_sqlite_store: Any,
+    synthetic_postgresql_store: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    sort: str,
+    rare_bound: int,
 ) -> None:
+    """Scaled to 1,000 runs, a word in every run is not rare on PostgreSQL, and its page most findings first
+    is read band by band (`BandedRuns`)."""
+    from store.sorted_runs import BandedRuns
+
+    monkeypatch.setattr(search, "PG_RARE_RUNS", rare_bound)
+    banded = isinstance(search.postgres_sorted_runs(synthetic_postgresql_store, "failing"), BandedRuns)
+    assert banded is (rare_bound == 100)
     for text in ("997", "failing", "synthetic", "failing incidents", "prompt-997"):
         expected = _keyset_pages(synthetic_sqlite_store, text, sort)
         assert _keyset_pages(synthetic_postgresql_store, text, sort) == expected, text
