@@ -448,3 +448,36 @@ async def test_served_tabs_open_the_app_on_a_postgresql_database(pg_url: str) ->
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_an_ingest_leaves_statistics_of_what_it_wrote(tmp_path: Path, pg_url: str) -> None:
+    """A server that runs no autovacuum (this project's does not) kept no statistics of an ingested store,
+    so PostgreSQL planned every screen's query on guesses and the search pages could not judge a word's
+    share. An ingest analyses the tables it grew past their statistics, and only those."""
+    from bench.corpus import generate_corpus
+    from store.db.statistics import analyze_grown_tables
+    from store.search import fts_query, postgres_runs_estimate
+
+    generate_corpus(tmp_path / "corpus", runs=300, seed=3, runs_per_file=10)
+    db = open_database(pg_url)
+    try:
+
+        def analysed(table: str) -> bool:
+            return (
+                float(
+                    db.execute("SELECT reltuples FROM pg_class WHERE oid = ?::regclass", [table]).fetchone()[
+                        0
+                    ]
+                )
+                >= 0
+            )
+
+        assert not analysed("runs")  # never analysed yet (reltuples -1)
+        report = ingest(db, [tmp_path / "corpus"], db_path=pg_url)
+        assert report.stored > 0
+        for table in ("runs", "findings", "events", "search_text", "search_runs"):
+            assert analysed(table), table
+        assert postgres_runs_estimate(db, fts_query("incident")) is not None
+        assert not analyze_grown_tables(db)  # nothing grew since
+    finally:
+        db.close()

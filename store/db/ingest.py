@@ -274,7 +274,7 @@ def ingest_sources(
         db.execute(f"PRAGMA cache_size = {int(cache)}")
         db.execute("PRAGMA wal_checkpoint(PASSIVE)")
     if report.stored:
-        refresh_statistics(db)
+        refresh_statistics(db, written=True)
     report.seconds = time.perf_counter() - started
     return report
 

@@ -62,14 +62,32 @@ def statistics_stale(db: Database) -> bool:
     return False
 
 
-def refresh_statistics(db: Database, *, force: bool = False) -> bool:
-    """Re-analyse (sampled) when the statistics are stale, or always with `force`. Returns whether it ran."""
+#: PostgreSQL: a table whose heap has grown past this many times its pages at the last analysis (and past
+#: PG_MIN_PAGES) is analysed after an ingest. Autovacuum does that on its own, when the server runs it; this
+#: project's server runs none, and a store ingested there had no statistics at all.
+PG_STALE_FACTOR = 2
+PG_MIN_PAGES = 8
+#: The tables of the store's schema grown past their statistics (`pg_class.relpages` is what the last
+#: ANALYZE, VACUUM or CREATE INDEX saw; `pg_relation_size` is now), by name.
+PG_STALE_TABLES = (
+    "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = current_schema() AND c.relkind = 'r' "
+    "AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > greatest(?, ? * c.relpages) "
+    "ORDER BY c.relname"
+)
+
+
+def refresh_statistics(db: Database, *, force: bool = False, written: bool = False) -> bool:
+    """Re-analyse (sampled) when the statistics are stale, or always with `force`. Returns whether it ran.
+    PostgreSQL re-analyses only when asked (`force`), or after a write (`written`: an ingest) the tables
+    that grew past their statistics; opening a store leaves it to the server's autovacuum."""
     from store.db.postgres import is_postgres
 
-    if is_postgres(db):  # PostgreSQL's autovacuum keeps its statistics; ANALYZE only when asked
+    if is_postgres(db):
         if force:
             db.execute("ANALYZE")
-        return force
+            return True
+        return written and analyze_grown_tables(db)
     if not force and not statistics_stale(db):
         # a table left with no statistics by an earlier build's ANALYZE (busy or read-only: the next open)
         with contextlib.suppress(sqlite3.OperationalError):
@@ -91,6 +109,19 @@ def refresh_statistics(db: Database, *, force: bool = False) -> bool:
     except sqlite3.OperationalError:  # busy past the timeout, or read-only: the next open tries again
         return False
     return True
+
+
+def analyze_grown_tables(db: Database) -> bool:
+    """PostgreSQL: ANALYZE the tables that grew past their statistics (PG_STALE_TABLES), if any. Returns
+    whether it ran."""
+    stale = [str(name) for (name,) in db.execute(PG_STALE_TABLES, [PG_MIN_PAGES, PG_STALE_FACTOR]).fetchall()]
+    if stale:
+        db.execute(f"ANALYZE {', '.join(_quoted(name) for name in stale)}")
+    return bool(stale)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def planted_where_none(db: Database) -> None:
