@@ -178,7 +178,9 @@ def postgres_sorted_runs(
 ) -> SortedRuns | WalkedRuns | BandedRuns | None:
     """Where a page of runs matching `text` (and the filters `facets`, if any) chooses its runs, on
     PostgreSQL, in any of the runs screen's orders (`search_runs` holds each one's keys and, schema m022,
-    each run's facets; None on SQLite): a query of one token from `search_runs` alone; a query of more
+    each run's facets; None on SQLite): a query of one token from `search_runs` alone (a rare one's runs
+    read whole, a commoner one's as the planner walks an order, but most findings first, up to
+    PG_BANDED_RUNS, band by band of the findings count: `BandedRuns`); a query of more
     (`postgres_phrase_runs`) from the runs of its few matching documents, or by a walk of `search_runs`."""
     query = fts_query(text)
     if not is_postgres(db):
