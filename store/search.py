@@ -115,13 +115,6 @@ PG_MAX_WALK = 20_000
 #: (`BandedRuns`) up to this many matching runs (by the statistics); a commoner word is walked, its first
 #: band's GIN bitmap costing more than the walk (the word's runs are 0.16 us each in the bitmap).
 PG_BANDED_RUNS = 64_000
-#: PostgreSQL: the findings counts of `search_runs` by its statistics (schema m018): the most common ones
-#: with their shares, the histogram of the rest, the share of NULLs, and the rows.
-PG_FINDINGS_STATS = (
-    "SELECT s.most_common_vals::text::bigint[], s.most_common_freqs, s.histogram_bounds::text::bigint[], "
-    "s.null_frac, c.reltuples FROM pg_stats s, pg_class c WHERE s.schemaname = current_schema() "
-    "AND s.tablename = 'search_runs' AND s.attname = 'findings' AND c.oid = 'search_runs'::regclass"
-)
 
 
 @dataclass(frozen=True)
@@ -193,21 +186,7 @@ def postgres_sorted_runs(
     walked = SortedRuns("search_runs", match, tuple(params), "run", "rowid", fenced=rare)
     if rare or estimate is None or estimate > PG_BANDED_RUNS:
         return walked
-    bands = _postgres_findings_bands(db)
-    if bands is None:
-        return walked
-    total, runs_at_least = bands
-    return BandedRuns(
-        db,
-        "search_runs",
-        match,
-        tuple(params),
-        "run",
-        "rowid",
-        walked,
-        runs_at_least,
-        estimate / max(1.0, total),
-    )
+    return BandedRuns(db, "search_runs", match, tuple(params), "run", "rowid", walked, estimate)
 
 
 def postgres_doc_runs(db: Database, query: str, cap: int) -> list[int] | None:
@@ -430,25 +409,6 @@ def _rare_as_estimated(db: Database, query: str, facets: Facets | None, estimate
     if estimate is None:
         return _postgres_runs_up_to(db, query, PG_RARE_RUNS, facets)[0] < PG_RARE_RUNS
     return estimate < PG_RARE_RUNS
-
-
-def _postgres_findings_bands(db: Database) -> tuple[float, tuple[tuple[int, float], ...]] | None:
-    """PostgreSQL: the runs `search_runs` holds and, for each findings count its statistics know, highest
-    first, about how many runs have at least that many findings (None without statistics)."""
-    row = db.execute(PG_FINDINGS_STATS).fetchone()
-    if row is None or row[4] is None or float(row[4]) <= 0:
-        return None
-    common, freqs, bounds = (list(column or []) for column in row[:3])
-    nulls, total = row[3], row[4]
-    rest = max(0.0, 1.0 - sum(freqs) - float(nulls or 0))
-    buckets = max(1, len(bounds) - 1)
-    counts = sorted({int(v) for v in [*common, *bounds]}, reverse=True)
-    at_least = []
-    for count in counts:
-        share = sum(f for v, f in zip(common, freqs, strict=True) if int(v) >= count)
-        share += rest * sum(1 for b in bounds[1:] if int(b) >= count) / buckets
-        at_least.append((count, share * float(total)))
-    return float(total), tuple(at_least)
 
 
 def _density(db: Database, query: str) -> tuple[int, int, float] | None:

@@ -137,32 +137,58 @@ class WalkedRuns(RunsRead):
         return f"r.{self.runs_column} = ANY(?)", [found[:want]]
 
 
+#: PostgreSQL: the findings counts of `search_runs` by its statistics (schema m018): the most common ones
+#: with their shares, the histogram of the rest, the share of NULLs, and the rows.
+PG_FINDINGS_STATS = (
+    "SELECT s.most_common_vals::text::bigint[], s.most_common_freqs, s.histogram_bounds::text::bigint[], "
+    "s.null_frac, c.reltuples FROM pg_stats s, pg_class c WHERE s.schemaname = current_schema() "
+    "AND s.tablename = 'search_runs' AND s.attname = 'findings' AND c.oid = 'search_runs'::regclass"
+)
+
+
+def findings_at_least(db: Any) -> tuple[float, tuple[tuple[int, float], ...]] | None:
+    """PostgreSQL: the runs `search_runs` holds and, for each findings count its statistics know, highest
+    first, about how many runs have at least that many findings (None without statistics)."""
+    row = db.execute(PG_FINDINGS_STATS).fetchone()
+    if row is None or row[4] is None or float(row[4]) <= 0:
+        return None
+    common, freqs, bounds = (list(column or []) for column in row[:3])
+    nulls, total = row[3], row[4]
+    rest = max(0.0, 1.0 - sum(freqs) - float(nulls or 0))
+    buckets = max(1, len(bounds) - 1)
+    counts = sorted({int(v) for v in [*common, *bounds]}, reverse=True)
+    at_least = []
+    for count in counts:
+        share = sum(f for v, f in zip(common, freqs, strict=True) if int(v) >= count)
+        share += rest * sum(1 for b in bounds[1:] if int(b) >= count) / buckets
+        at_least.append((count, share * float(total)))
+    return float(total), tuple(at_least)
+
+
 @dataclass(frozen=True)
 class BandedRuns(RunsRead):
     """PostgreSQL, a most-findings page of a word neither rare nor common: its runs read band by band of
     the findings count, highest first, each band's matching runs found by intersecting the word's runs (GIN)
     with the band's (the findings index) and sorted; the rest read whole. The planner's walk of the order's
     index assumes a word spreads evenly along it, and a word of 15,600 runs of a million, none among the
-    15,900 runs with most findings, was walked 29,000 runs deep (95 ms); read by bands, 20 ms. `bands` are the
-    findings counts where bands start, highest first, each estimated to hold `runs_at_least` runs at or
-    above it; other orders read as `walk` does."""
+    15,900 runs with most findings, was walked 29,000 runs deep (95 ms); read by bands, 20 ms. The bands are
+    sized by the findings counts' statistics (`findings_at_least`, read only for such a page) and `estimate`,
+    the runs the word is estimated to match; other orders, or no statistics, read as `walk` does."""
 
     walk: SortedRuns
-    #: (findings count, runs estimated to have at least that many), highest count first
-    runs_at_least: tuple[tuple[int, float], ...]
-    #: the share of the runs estimated to match
-    share: float
+    estimate: float
     #: a band after the first holds this many times the runs of all before it
     growth: int = 4
     #: bands read before the rest is read whole
     max_bands: int = 3
 
-    def bands(self, want: int) -> list[int]:
-        """The findings counts where bands start: the first estimated to hold twice `want` matches, each
-        next one `growth` times the runs before it."""
+    def bands(self, want: int, runs_at_least: tuple[tuple[int, float], ...], share: float) -> list[int]:
+        """The findings counts where bands start, from (count, runs with at least that many) highest first
+        and the share of runs matching: the first estimated to hold twice `want` matches, each next one
+        `growth` times the runs before it."""
         starts: list[int] = []
-        target = 2 * want / max(self.share, 1e-9)
-        for count, runs in self.runs_at_least:
+        target = 2 * want / max(share, 1e-9)
+        for count, runs in runs_at_least:
             if runs >= target:
                 starts.append(count)
                 if len(starts) == self.max_bands:
@@ -174,8 +200,11 @@ class BandedRuns(RunsRead):
         self, keys: tuple[str, ...], desc: bool, extra: list[str], extra_params: list[Any], want: int
     ) -> tuple[str, list[Any]]:
         """As `SortedRuns.condition`; most findings first, the runs are chosen band by band."""
-        if not desc or keys[0] != "r.findings":
+        stats = findings_at_least(self.db) if desc and keys[0] == "r.findings" else None
+        if stats is None:
             return self.walk.condition(keys, desc, extra, extra_params, want)
+        total, runs_at_least = stats
+        starts = self.bands(want, runs_at_least, self.estimate / max(1.0, total))
         on_w = [_RUN_ALIAS.sub("w.", c) for c in extra]
         # the findings count's own order is not the index's (`+ 0`): each band's runs are sorted, never walked
         order = ", ".join(
@@ -186,7 +215,7 @@ class BandedRuns(RunsRead):
         )
         found: list[Any] = []
         above: int | None = None
-        for start in [*self.bands(want), None]:
+        for start in [*starts, None]:
             band = [] if start is None else [f"w.findings >= {int(start)}"]
             band += [] if above is None else [f"w.findings < {int(above)}"]
             where = " AND ".join([self.match, *band, *on_w])

@@ -537,6 +537,7 @@ def test_a_postgresql_page_most_findings_first_of_a_word_among_the_fewest_findin
     29,000 runs walked, 95 ms). The page reads its runs by bands of the findings count, highest first, each
     band's matching runs sorted, never walking the order's index; every page in the order a scan gives."""
     from store.db.postgres import PgDatabase
+    from store.sorted_runs import findings_at_least
     from tests.conftest import postgresql_plan_nodes, record_statements
 
     with fresh_postgres_database() as url, pytest.MonkeyPatch.context() as monkeypatch:
@@ -557,7 +558,7 @@ def test_a_postgresql_page_most_findings_first_of_a_word_among_the_fewest_findin
             db.execute("ANALYZE")
             monkeypatch.setattr(search, "PG_RARE_RUNS", 100)  # scaled to 1,000 runs
             assert len(quiet) > 150 and not search._postgres_rare(db, fts_query("quietword"))
-            bands = search._postgres_findings_bands(db)  # the whole table sampled: the statistics are exact
+            bands = findings_at_least(db)  # the whole table sampled: the statistics are exact
             assert bands is not None and bands[0] == RUNS
             assert [(n, round(runs_at_least)) for n, runs_at_least in bands[1]] == [
                 (n, db.execute("SELECT count(*) FROM runs WHERE findings >= ?", [n]).fetchone()[0])
