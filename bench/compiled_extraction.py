@@ -6,10 +6,10 @@ compiled with mypyc, the compiler mypy ships, beside the same code interpreted, 
 
 A copy of the repository's `store` package is compiled in a temporary folder (gcc and the Python headers are
 needed: a bench, never the product's install). Each side runs in a child process of its own (the compiled
-copy first on its path), one core, the collector paused, and times with CPU seconds, per recording: the
-reference `orjson.loads` of its bytes, `decode_recording`, `extract` and the row tuples (`to_tuples`); each
-line is the median (min, max) of `--repeats` passes over every file. The child checks first that both
-sides give the same rows (a digest of every recording's tuples). `store.reading.decode` stays interpreted:
+copy first on its path) and times the ingest's stages over every file with `bench.ingest_parts.stages`
+(one core, the collector paused): the reference `orjson.loads`, `decode_recording`, `extract` and the row
+tuples; each line is the median (min, max) of `--repeats` passes. The child checks first that both sides
+give the same rows (a digest of every recording's tuples). `store.reading.decode` stays interpreted:
 its msgspec Structs are read from their annotations, which a compiled class does not keep.
 """
 
@@ -36,45 +36,23 @@ COMPILED = [
 ]
 
 CHILD = r"""
-import gc, hashlib, json, pickle, sys, time
-import orjson
+import hashlib, json, pickle, sys
 import store.reading.extract as extract_module
 from bench.__main__ import corpus_by_runs
+from bench.ingest_parts import stages
 from store.db.ingest import to_tuples
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
-from store.reading.sources import SourceItem, iter_sources, read_source
 
 runs, repeats = int(sys.argv[1]), int(sys.argv[2])
-items = [i for i in iter_sources(corpus_by_runs(runs)) if isinstance(i, SourceItem)]
-data = [(item, read_source(item)) for item in items]
+paths = corpus_by_runs(runs)
 digest = hashlib.sha256()
-for item, raw in data:
-    rec = decode_recording(raw, item.origin)
-    rows = to_tuples(extract(rec, sha256="-", origin=item.origin, container=item.container, size=len(raw)))
+for path in paths:
+    raw = path.read_bytes()
+    rows = to_tuples(extract(decode_recording(raw, str(path)), sha256="-", origin=str(path), container="file", size=len(raw)))
     digest.update(pickle.dumps(rows, protocol=5))
-times = {"parse": [], "decode": [], "extract": [], "tuples": []}
-gc.disable()
-for _ in range(repeats):
-    started = time.process_time()
-    for _, raw in data:
-        orjson.loads(raw)
-    times["parse"].append(time.process_time() - started)
-    started = time.process_time()
-    recs = [decode_recording(raw, item.origin) for item, raw in data]
-    times["decode"].append(time.process_time() - started)
-    started = time.process_time()
-    done = [
-        extract(rec, sha256="-", origin=item.origin, container=item.container, size=len(raw))
-        for rec, (item, raw) in zip(recs, data)
-    ]
-    times["extract"].append(time.process_time() - started)
-    started = time.process_time()
-    for extracted in done:
-        to_tuples(extracted)
-    times["tuples"].append(time.process_time() - started)
-    del recs, done
-    gc.collect()
+samples = [stages(paths) for _ in range(repeats)]
+times = {step: [s[step] for s in samples] for step in ("orjson.loads", "decode", "extract", "tuples")}
 compiled = not extract_module.__file__.endswith(".py")
 print(json.dumps({"compiled": compiled, "rows": digest.hexdigest(), "times": times}))
 """
@@ -123,12 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("the compiled copy was not the one imported")
     if interpreted["rows"] != compiled["rows"]:
         raise SystemExit("the compiled extraction gave other rows than the interpreted one")
-    print(
-        f"event-heavy corpus, {args.runs:,} runs; CPU seconds, median (min, max) of {args.repeats}; same rows"
-    )
+    print(f"event-heavy corpus, {args.runs:,} runs; seconds, median (min, max) of {args.repeats}; same rows")
     for side, result in (("interpreted", interpreted), ("compiled (mypyc)", compiled)):
         times: dict[str, list[float]] = result["times"]  # type: ignore[assignment]
-        parse = statistics.median(times["parse"])
+        parse = statistics.median(times["orjson.loads"])
         cells = []
         for step in ("decode", "extract", "tuples"):
             values = times[step]
