@@ -462,17 +462,14 @@ def test_an_ingest_leaves_statistics_of_what_it_wrote(tmp_path: Path, pg_url: st
     db = open_database(pg_url)
     try:
 
-        def analysed(table: str) -> bool:
-            return (
-                float(
-                    db.execute("SELECT reltuples FROM pg_class WHERE oid = ?::regclass", [table]).fetchone()[
-                        0
-                    ]
-                )
-                >= 0
+        def analysed(table: str) -> bool:  # reltuples is -1 until a table is first analysed
+            return bool(
+                db.execute("SELECT reltuples >= 0 FROM pg_class WHERE oid = ?::regclass", [table]).fetchone()[
+                    0
+                ]
             )
 
-        assert not analysed("runs")  # never analysed yet (reltuples -1)
+        assert not analysed("runs")
         report = ingest(db, [tmp_path / "corpus"], db_path=pg_url)
         assert report.stored > 0
         for table in ("runs", "findings", "events", "search_text", "search_runs"):
