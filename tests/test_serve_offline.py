@@ -109,6 +109,21 @@ DRAWS_EMOJI = """async () => {
 }"""
 
 
+#: In the page: each font face's family, style, the start of its range, and whether it loaded.
+FACES = "Array.from(document.fonts).map(f => [f.family, f.style, f.unicodeRange.slice(0, 24), f.status])"
+
+
+def _fonts_not_loaded(page, exc: Exception, failed: list[str], output: list[str]) -> str:  # type: ignore[no-untyped-def]
+    """What the page and the server said when the page's fonts would not load: `document.fonts.load` was
+    rejected with a NetworkError twice in full CI runs under load, never when the test ran alone (with
+    both cores busy too), and said nothing more."""
+    served = [line.strip() for line in output if "/static/" in line]
+    return (
+        f"the page's fonts did not load ({exc}); faces {page.evaluate(FACES)}; failed requests {failed}; "
+        f"the server's log of its assets: {served[-10:]}"
+    )
+
+
 def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Served, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -130,7 +145,10 @@ def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Serv
             # the browser's terminal (xterm.js counts cells code point by code point) gets the emoji spelled
             # with Rich's width: no VS16 selector, whose cell it would not count
             assert "\ufe0f" not in seen
-            drawn = page.evaluate(DRAWS_EMOJI)
+            try:
+                drawn = page.evaluate(DRAWS_EMOJI)
+            except Exception as exc:  # noqa: BLE001 - said with what would explain it (a rare failure under load)
+                raise AssertionError(_fonts_not_loaded(page, exc, failed, served_wide.output)) from exc
             time.sleep(0.5)
             shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
             page.screenshot(path=str(shots / "serve-offline-runs.png"))
