@@ -14,6 +14,7 @@ nothing (the rows are in the WAL); the writer then goes back to the automatic on
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -37,7 +38,7 @@ class Checkpointer:
         self._covered = 0  # of them, those before the last finished pass began
         self._frames: int | None = None  # the WAL's frames at the last finished pass (None: none yet)
         self._closing = False
-        self.failure: Exception | None = None
+        self.failure: sqlite3.Error | None = None
         self._thread = threading.Thread(target=self._run, name="wal-checkpointer", daemon=True)
         self._thread.start()
 
@@ -61,8 +62,7 @@ class Checkpointer:
             if not self.working or self._covered >= self._asked or self._found_frames() <= self._wal_pages:
                 return
             wanted = self._asked
-            while self.working and self._covered < wanted and self._thread.is_alive():
-                self._cond.wait(timeout=1.0)  # (a thread that died of anything else must not hang the writer)
+            self._cond.wait_for(lambda: not self.working or self._closing or self._covered >= wanted)
 
     def _found_frames(self) -> int:
         """The WAL's frames at the last finished pass; before the first, as many as the WAL file can hold."""
@@ -82,7 +82,7 @@ class Checkpointer:
                 self._started = self._asked
             try:
                 _busy, frames, _copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            except Exception as exc:  # noqa: BLE001 - whatever stops the checkpoints, the writer takes them back
+            except sqlite3.Error as exc:
                 with self._cond:
                     self.failure = exc
                     self._cond.notify_all()
