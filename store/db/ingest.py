@@ -31,9 +31,8 @@ from typing import Any
 import zstandard
 from sqlite_utils import Database
 
-from store.db.checkpointer import Checkpointer
 from store.db.connection import write_lock, write_refusal
-from store.db.postgres import is_postgres, open_postgres, postgres_url
+from store.db.postgres import open_postgres, postgres_url
 from store.db.statistics import refresh_statistics
 from store.db.writer import (
     RECORDED_FIELD,
@@ -262,17 +261,14 @@ def ingest_sources(
     bulk_write_pragmas(db)
     cache = db.execute("PRAGMA cache_size").fetchone()[0]
     db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
-    several_groups = len(items) > GROUP_FILES or total_bytes > GROUP_BYTES  # a checkpoint to overlap with
-    writes = GroupWriter(db, db_path, beside=several_groups)
     try:
-        for n, (item, outcome) in enumerate(_outcomes(writes, items, n_workers), start=1):
+        for n, (item, outcome) in enumerate(_outcomes(db, items, db_path, n_workers), start=1):
             report.seen += 1
             done_bytes += item.size
             report.add(outcome)
             if progress is not None:
                 progress(n, len(items), done_bytes, total_bytes)
     finally:
-        writes.close()
         _close_lookup()
         db.execute("PRAGMA wal_autocheckpoint = 1000")
         db.execute(f"PRAGMA cache_size = {int(cache)}")
@@ -281,52 +277,6 @@ def ingest_sources(
         refresh_statistics(db, written=True)
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _checkpointer(db: Database, db_path: str | None) -> Checkpointer | None:
-    """A WAL checkpointer beside the writer (SQLite, a store on disk); the writer's automatic checkpoint
-    is off while it works."""
-    if db_path is None or is_postgres(db) or postgres_url(db_path) is not None:
-        return None
-    try:
-        checkpoints = Checkpointer(db_path, INGEST_WAL_PAGES)
-    except sqlite3.Error:
-        return None  # the writer checkpoints for itself, as before
-    db.execute("PRAGMA wal_autocheckpoint = 0")
-    return checkpoints
-
-
-class GroupWriter:
-    """Writes each group in one transaction (`apply_group`); with `beside`, the WAL is checkpointed beside
-    the writes (`store.db.checkpointer`), from the first write on: the worker pool forks before it, while
-    this process has one thread."""
-
-    def __init__(self, db: Database, db_path: str | None, *, beside: bool) -> None:
-        self.db, self.db_path = db, db_path
-        self._beside = beside
-        self._checkpoints: Checkpointer | None = None
-
-    def write(self, results: list[Prepared | Known | Failure]) -> list[Outcome]:
-        if self._beside and self._checkpoints is None:
-            self._beside = False
-            self._checkpoints = _checkpointer(self.db, self.db_path)
-        checkpoints = self._checkpoints
-        if checkpoints is None:
-            return apply_group(self.db, results, self.db_path)
-        checkpoints.bounded()
-        try:
-            return apply_group(self.db, results, self.db_path)
-        finally:
-            checkpoints.committed()
-            if not checkpoints.working:  # the writer checkpoints for itself again
-                self.close()
-                self.db.execute(f"PRAGMA wal_autocheckpoint = {int(INGEST_WAL_PAGES)}")
-
-    def close(self) -> None:
-        """Stop the checkpointer (the ingest's last checkpoint follows)."""
-        if self._checkpoints is not None:
-            self._checkpoints.close()
-            self._checkpoints = None
 
 
 def bulk_write_pragmas(db: Database) -> None:
@@ -482,24 +432,23 @@ def slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
     return result
 
 
-def _here(writes: GroupWriter, group: list[SourceItem]) -> Iterator[tuple[SourceItem, Outcome]]:
+def _here(db: Database, group: list[SourceItem], db_path: str | None) -> Iterator[tuple[SourceItem, Outcome]]:
     """Prepare and write one group in this process."""
-    yield from zip(group, writes.write([prepare(item, writes.db_path) for item in group]), strict=True)
+    yield from zip(group, apply_group(db, [prepare(item, db_path) for item in group], db_path), strict=True)
 
 
 def _outcomes(
-    writes: GroupWriter, items: list[SourceItem], n_workers: int
+    db: Database, items: list[SourceItem], db_path: str | None, n_workers: int
 ) -> Iterator[tuple[SourceItem, Outcome]]:
     """Outcomes in input order; in worker processes when `n_workers > 1`, a few groups in flight at a time.
 
     Workers only prepare; every group is written here, one transaction each. If the worker pool cannot
     start or breaks, the groups not yet written are prepared in this process too.
     """
-    db_path = writes.db_path
     groups = group_items(items)
     if n_workers <= 1 or len(items) < 2 or db_path is None:
         for group in groups:
-            yield from _here(writes, group)
+            yield from _here(db, group, db_path)
         return
     # fork is cheap and needs no re-import, but is only safe while this process has a single thread
     method = (
@@ -524,13 +473,13 @@ def _outcomes(
                 nxt = next(groups, None)
                 if nxt is not None:
                     pending.append((nxt, pool.submit(_prepare_group, nxt, db_path)))
-                yield from zip(group, writes.write(prepared), strict=True)
+                yield from zip(group, apply_group(db, prepared, db_path), strict=True)
     except BrokenProcessPool:
         pass
     for group, _ in pending:
-        yield from _here(writes, group)
+        yield from _here(db, group, db_path)
     for group in groups:
-        yield from _here(writes, group)
+        yield from _here(db, group, db_path)
 
 
 def default_db_path() -> Path:
