@@ -1,0 +1,120 @@
+"""Ingest into a store that already holds a million runs, beside the same files into an empty store: what a
+team's daily ingest meets once its store has grown (issue 16 measures ingest into empty stores only).
+
+    python -m bench.ingest_into_million [--runs 10000] [--store PATH] [--repeats 3]
+
+Each repetition times, in turn, on the event-heavy corpus (`corpus_by_runs`, seed 6: none of its files or
+runs is in the store, whose corpus has seed 5):
+- `orjson.loads` of every file, one core, the collector paused (`bench.ingest.raw_parse`: the reference of
+  every ingest ratio);
+- the careful peer (`bench.scale.careful_peer`, batch tuned once), into an empty database;
+- ours into an empty store;
+- ours into a copy of the million-run store (`bench.million`'s replicated store unless `--store` names
+  another), copied before the timing and deleted after; the copy's pages are in the page cache, as a
+  store in daily use would be.
+
+The million-run store holds 1,000,000 runs, their findings, tallies and full-text documents; its events,
+tool calls, coverage and evictions are those of its first 100,000 runs (`bench.million.replicated_store`).
+Every ingest is checked to store every run of the corpus. Figures: median (min, max) of the repetitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.__main__ import corpus_by_runs
+from bench.ingest import raw_parse
+from bench.scale import careful_peer, tune_batch
+
+#: The store's corpus has seed 5 (`bench.million.SEED`): this one shares none of its runs.
+SEED = 6
+
+
+def ingest_into(store: Path | None, paths: list[Path], expected_runs: int) -> float:
+    """Seconds our ingest (all cores) takes to write `paths` into a copy of `store` (None: an empty store)."""
+    from store.db.connection import open_database
+    from store.db.ingest import ingest
+
+    with tempfile.TemporaryDirectory(prefix="bench-into-", dir=store.parent if store else None) as tmp:
+        db_path = Path(tmp) / "store.db"
+        if store is not None:
+            shutil.copyfile(store, db_path)
+            with db_path.open("rb+") as copy:  # on disk before the timing: else the ingest's first checkpoint
+                os.fsync(copy.fileno())  # sync waits for the copy's gigabytes, which no store in use has
+        db = open_database(db_path)
+        before = db.execute("SELECT count(*) FROM runs").fetchone()[0] if store is not None else 0
+        started = time.perf_counter()
+        report = ingest(db, paths, db_path=str(db_path))
+        seconds = time.perf_counter() - started
+        after = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        db.close()
+    if report.quarantined or after - before != expected_runs:
+        raise RuntimeError(
+            f"stored {after - before:,} runs of {expected_runs:,} (quarantined: {report.quarantined[:3]})"
+        )
+    return seconds
+
+
+def spread(values: list[float], fmt: str) -> str:
+    return f"{format(statistics.median(values), fmt)} (min {format(min(values), fmt)}, max {format(max(values), fmt)})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=10_000, help="runs of the corpus ingested (10 a file)")
+    parser.add_argument(
+        "--store", type=Path, default=None, help="the million-run store (default: bench.million)"
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    if args.store is None:
+        from bench.million import build_store, replicated_store
+
+        args.store = replicated_store(build_store(100_000), 10)
+    from store.db.connection import open_database
+
+    held = open_database(args.store)
+    held.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the copy is the main file alone
+    stored_runs = held.execute("SELECT count(*) FROM runs").fetchone()[0]
+    held.close()
+    paths = corpus_by_runs(args.runs, SEED)
+    mb = sum(p.stat().st_size for p in paths) / 1e6
+    batch = tune_batch(paths)
+    rows: dict[str, list[float]] = {"parse": [], "peer": [], "empty": [], "million": []}
+    for _ in range(args.repeats):
+        rows["parse"].append(raw_parse(paths)[0])
+        rows["peer"].append(careful_peer(paths, batch))
+        rows["empty"].append(ingest_into(None, paths, args.runs))
+        rows["million"].append(ingest_into(args.store, paths, args.runs))
+        print("  ".join(f"{k} {v[-1]:.2f}s" for k, v in rows.items()), file=sys.stderr, flush=True)
+    print(
+        f"{len(paths):,} files, {mb:.0f} MB, {args.runs:,} event-heavy runs; a store of {stored_runs:,} runs "
+        f"({args.store.stat().st_size / 1e9:.1f} GB); {args.repeats} repetitions"
+    )
+    reps = range(args.repeats)
+    for name, key in (
+        ("ours, into an empty store", "empty"),
+        ("ours, into the million-run store", "million"),
+    ):
+        seconds = rows[key]
+        print(f"  {name:34s} {spread(seconds, '.2f')} s  {spread([mb / s for s in seconds], ',.0f')} MB/s")
+        print(f"    x orjson (one core)  {spread([rows['parse'][i] / seconds[i] for i in reps], '.2f')}")
+        print(f"    x the careful peer   {spread([rows['peer'][i] / seconds[i] for i in reps], '.2f')}")
+    print(
+        "  the million-run store's time over the empty one's: "
+        + spread([rows["million"][i] / rows["empty"][i] for i in reps], ".2f")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
