@@ -450,6 +450,36 @@ async def test_served_tabs_open_the_app_on_a_postgresql_database(pg_url: str) ->
         proc.wait(timeout=30)
 
 
+def test_a_first_ingest_analyses_the_tables_it_grows_as_it_goes(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into a new database, the ingest's own statements (each group's writes, the workers' lookups) were
+    planned on the statistics of empty tables until it ended: 10,000 runs took 38.9 s, against 17.5 s when
+    analysed after the first 100 files. Between groups, the tables grown past their statistics are analysed,
+    so a table has statistics before the ingest ends, and they follow its growth."""
+    import store.db.ingest as ingest_module
+    from bench.corpus import generate_corpus
+
+    monkeypatch.setattr(ingest_module, "GROUP_FILES", 2)
+    generate_corpus(tmp_path / "corpus", runs=400, seed=4, runs_per_file=10)
+    db = open_database(pg_url)
+    seen: list[tuple[int, float]] = []
+
+    def progress(done: int, total: int, _bytes: int, _total_bytes: int) -> None:
+        if done < total:
+            rows = db.execute("SELECT reltuples FROM pg_class WHERE oid = 'runs'::regclass").fetchone()[0]
+            seen.append((done, float(rows)))
+
+    try:
+        report = ingest(db, [tmp_path / "corpus"], db_path=pg_url, workers=1, progress=progress)
+        assert report.stored == 40
+        analysed = [(done, rows) for done, rows in seen if rows > 0]  # reltuples is -1 until analysed
+        assert analysed, f"no statistics before the ingest ended: {seen}"
+        assert max(rows for _, rows in analysed) >= 2 * min(rows for _, rows in analysed), analysed
+    finally:
+        db.close()
+
+
 def test_an_ingest_leaves_statistics_of_what_it_wrote(tmp_path: Path, pg_url: str) -> None:
     """A server that runs no autovacuum (this project's does not) kept no statistics of an ingested store,
     so PostgreSQL planned every screen's query on guesses and the search pages could not judge a word's
