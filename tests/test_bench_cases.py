@@ -4,15 +4,18 @@ query that fails or reads nothing."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
+import pytest
 from sqlite_utils import Database
 
 from bench.filter_matrix import filters_of
 from bench.scale import label_share, screen_cases
 from store import runs
+from store.db.connection import open_database
 from store.db.ingest import ingest
-from tests.conftest import FIXTURE_RECORDINGS, both_backends
+from tests.conftest import FIXTURE_RECORDINGS, both_backends, postgres_server
 
 
 @both_backends
@@ -34,3 +37,38 @@ def test_every_screen_case_of_the_benchmark_runs_on_both_backends(db: Database, 
             assert len(runs.runs_page(db, sort=sort, limit=None, **filters)) >= runs.count_runs_at_most(
                 db, **filters
             )
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_bench_of_an_ingest_into_a_grown_store_works_on_copies_and_checks_what_it_stored(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    """`bench.ingest_into_million` times ingests into a copy of a store (a file, or a PostgreSQL database as a
+    template) and into an empty one, leaves the store as it was, and refuses a run that stored too little."""
+    from bench.corpus import generate_corpus
+    from bench.ingest_into_million import ingest_into
+    from bench.postgres import fresh_database
+
+    generate_corpus(tmp_path / "new", runs=30, seed=6, runs_per_file=10)
+    paths = sorted((tmp_path / "new").rglob("*.json"))
+    with contextlib.ExitStack() as stack:
+        if backend == "sqlite":
+            store: Path | str = tmp_path / "store.db"
+            empty_on = ""
+        else:
+            server = postgres_server()
+            template = request.getfixturevalue("migrated_postgres_template")
+            store = stack.enter_context(fresh_database(server, template=template))
+            empty_on = server
+        db = open_database(store)
+        ingest(db, [FIXTURE_RECORDINGS], db_path=str(store))
+        held = runs.count_runs(db)
+        db.close()
+        assert held > 0
+        assert ingest_into(store, paths, 30) > 0
+        assert ingest_into(None, paths, 30, empty_on=empty_on) > 0
+        with pytest.raises(RuntimeError, match="stored 30 runs of 31"):
+            ingest_into(store, paths, 31)
+        db = open_database(store)
+        assert runs.count_runs(db) == held  # each ingest went into a copy
+        db.close()
