@@ -29,18 +29,18 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from bench.__main__ import corpus_by_runs
 from bench.ingest import raw_parse
-from bench.scale import careful_peer, tune_batch
+from bench.postgres import database_url, fresh_database
+from bench.scale import Spread, careful_peer, tune_batch
 
 #: The store's corpus has seed 5 (`bench.million.SEED`): this one shares none of its runs.
 SEED = 6
@@ -59,14 +59,9 @@ def ingest_into(
 @contextmanager
 def _store_copy(store: Path | str | None, empty_on: str) -> Iterator[str]:
     """Where to ingest: a copy of `store` made before the timing, or an empty store; removed after."""
-    from bench.postgres import fresh_database
-
     if isinstance(store, str):  # PostgreSQL: a copy of the database, file by file, checkpointed (PG 15)
-        parts = urlsplit(store)
         with fresh_database(
-            urlunsplit(parts._replace(path="/postgres")),
-            template=parts.path.lstrip("/"),
-            strategy="FILE_COPY",
+            database_url(store, "postgres"), template=urlsplit(store).path.lstrip("/"), strategy="FILE_COPY"
         ) as url:
             yield url
         return
@@ -102,7 +97,7 @@ def _timed_ingest(target: str, paths: list[Path], expected_runs: int, *, counted
 
 
 def spread(values: list[float], fmt: str) -> str:
-    return f"{format(statistics.median(values), fmt)} (min {format(min(values), fmt)}, max {format(max(values), fmt)})"
+    return Spread(values).text(lambda v: format(v, fmt))
 
 
 def _held(store: Path | str) -> tuple[int, str]:
@@ -141,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         store = replicated_store(build_store(100_000), 10)
     else:
         store = postgres_url(args.store) or Path(args.store)
-    server = urlunsplit(urlsplit(store)._replace(path="/postgres")) if isinstance(store, str) else ""
+    server = database_url(store, "postgres") if isinstance(store, str) else ""
     stored_runs, size = _held(store)
     paths = corpus_by_runs(args.runs, SEED)
     mb = sum(p.stat().st_size for p in paths) / 1e6

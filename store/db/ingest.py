@@ -448,8 +448,8 @@ def _write_group(
     query per group otherwise."""
     outcomes = apply_group(db, results, db_path)
     if is_postgres(db):
-        # statistics only speed the ingest: a failed ANALYZE must not stop it
-        with contextlib.suppress(Exception):
+        # statistics only speed the ingest: a failed ANALYZE (PostgresError is an sqlite3.Error) must not stop it
+        with contextlib.suppress(sqlite3.Error):
             analyze_grown_tables(db)
     return outcomes
 
