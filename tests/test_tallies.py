@@ -306,3 +306,36 @@ def test_the_tool_tally_counts_what_the_queue_tool_filter_matches(loaded: Databa
     # re-extraction writes every finding again from its recording: the tallies are the start's again
     reextract(loaded, everything=True)
     assert _tool_counts_are_exact(loaded) == start
+
+
+@both_backends
+def test_statements_of_many_rows_keep_the_tallies(loaded: Database) -> None:
+    """One statement that adds, changes or removes many runs and findings (a COPY of a recording's many rows on
+    PostgreSQL, a re-extraction, a deleted recording) moves the tallies as the rows one by one would, and a
+    statement that rewrites rows as they were moves nothing (PostgreSQL keeps `run_kind` and the codes by
+    statement triggers over the whole statement)."""
+    runs = [r[0] for r in loaded.execute("SELECT key FROM runs WHERE findings > 1 ORDER BY key LIMIT 3")]
+    assert len(runs) == 3
+    marks = ", ".join("?" for _ in runs)
+    before = _recounted(loaded)
+    loaded.execute("UPDATE findings SET seq = seq")  # every finding rewritten as it was: nothing moves
+    loaded.execute("UPDATE runs SET agent_id = agent_id, tenant = tenant")
+    assert _recounted(loaded) == before
+    loaded.execute(
+        f"UPDATE findings SET kind = 'moved-kind', tool_name = 'moved-tool' WHERE run_key IN ({marks})", runs
+    )
+    moved = loaded.execute(f"SELECT count(*) FROM findings WHERE run_key IN ({marks})", runs).fetchone()[0]
+    assert _recounted(loaded)[("kind", "moved-kind")] == moved > len(runs)
+    loaded.execute(f"UPDATE runs SET tenant = 'moved-tenant' WHERE key IN ({marks})", runs)
+    assert _recounted(loaded)[("tenant", "moved-tenant")] == len(runs)
+    loaded.execute(
+        "INSERT INTO findings (id, run_key, run_id, kind, tool_name, codes) SELECT id || '-copy', run_key, run_id, "
+        f"kind, tool_name, codes FROM findings WHERE run_key IN ({marks})",
+        runs,
+    )
+    assert _recounted(loaded)[("kind", "moved-kind")] == 2 * moved
+    loaded.execute(f"DELETE FROM findings WHERE run_key IN ({marks})", runs)
+    loaded.execute(f"DELETE FROM runs WHERE key IN ({marks})", runs)
+    after = _recounted(loaded)
+    assert ("kind", "moved-kind") not in after and ("tenant", "moved-tenant") not in after
+    assert after[("runs", "")] == before[("runs", "")] - len(runs)
