@@ -647,3 +647,19 @@ def test_the_no_answer_count_reads_only_runs_with_no_answer(store: Database) -> 
     assert runs.count_runs_at_most(store, undelivered=True) == expected > 0
     steps = _vm_steps(store, lambda: runs.count_runs_at_most(store, undelivered=True))
     assert steps < 10 * expected, f"{steps} steps to count {expected} runs of {RUNS}"
+
+
+def test_ingest_looks_up_a_recordings_runs_already_stored_from_the_content_index(store: Database) -> None:
+    """The writer asks once per recording which of its runs are stored from another one (their content
+    identities): read from `run_sources_content`, each match joined to its run by key, no table scanned."""
+    from types import SimpleNamespace
+
+    from store.db import writer
+
+    identities = {f"run-{n}@0123456789": f"{n:032x}" for n in range(10)}
+    recording = SimpleNamespace(identities=identities)
+    statements = _statements(store, lambda: writer._stored_elsewhere(store.conn, recording, frozenset()))
+    assert len(statements) == 1
+    plan = [r[3] for r in store.execute("EXPLAIN QUERY PLAN " + statements[0]).fetchall()]
+    assert any("run_sources_content" in step for step in plan), plan
+    assert not [step for step in plan if step.startswith("SCAN ") and not _HARMLESS_SCAN.match(step)], plan

@@ -262,19 +262,31 @@ ENVELOPE_STATED = (
 
 
 def _stored_elsewhere(conn: Any, x: Extracted, own: frozenset[str]) -> dict[str, str]:
-    """This recording's run key -> the key of the same run (same content identity) stored from another one."""
+    """This recording's run key -> the key of the same run (same content identity) stored from another one
+    (the first such key, when several are). One query for a recording's runs, not one per run: on PostgreSQL
+    each is a round trip the writer waits for (8% of its time for the event-heavy corpus's ten runs a file)."""
+    wanted = {key: cid for key, cid in x.identities.items() if key not in own and cid is not None}
+    ids = sorted(set(wanted.values()))
+    stored_under: dict[str, list[str]] = {}
+    for start in range(0, len(ids), _IDS_PER_QUERY):
+        chunk = ids[start : start + _IDS_PER_QUERY]
+        rows = conn.execute(
+            "SELECT DISTINCT s.content_id, s.run_key FROM run_sources s JOIN runs r ON r.key = s.run_key "
+            f"WHERE s.content_id IN ({', '.join('?' for _ in chunk)}) ORDER BY s.content_id, s.run_key",
+            chunk,
+        ).fetchall()
+        for content_id, run_key in rows:
+            stored_under.setdefault(str(content_id), []).append(str(run_key))
     same: dict[str, str] = {}
-    for key, content_id in x.identities.items():
-        if key in own:
-            continue
-        row = conn.execute(
-            "SELECT s.run_key FROM run_sources s JOIN runs r ON r.key = s.run_key "
-            "WHERE s.content_id = ? AND s.run_key != ? LIMIT 1",
-            [content_id, key],
-        ).fetchone()
-        if row is not None:
-            same[key] = str(row[0])
+    for key, content_id in wanted.items():
+        other = next((k for k in stored_under.get(content_id, ()) if k != key), None)
+        if other is not None:
+            same[key] = other
     return same
+
+
+#: Content identities looked up in one query (well under either backend's limit on parameters).
+_IDS_PER_QUERY = 500
 
 
 def _take_stated_facts(conn: Any, x: Extracted, same: dict[str, str]) -> None:
