@@ -162,3 +162,35 @@ def test_postgresql_writes_a_groups_findings_in_one_statement(db: Database) -> N
             write_recording_in(db, prepared)
     assert _count(db, "findings") == findings
     assert _count(db, "finding_statements") == 1
+
+
+@POSTGRES_ONLY
+def test_postgresql_a_grouped_ingest_keeps_each_runs_search_filters(loaded: Database) -> None:
+    """A group writes its runs' documents before its findings: the filters PostgreSQL keeps beside each run's
+    search tokens (the findings' kinds, pack versions, has-findings) still follow the findings, so a word
+    within a filter counts and pages as a scan of the rows does."""
+    import re
+    from collections import Counter
+
+    from store import runs
+    from tests.test_search_facets import _scan
+
+    texts = [str(t or "") for (t,) in loaded.execute("SELECT text FROM search_text")]
+    words = Counter(w for text in texts for w in set(re.findall(r"[a-z]{5,}", text.lower())))
+    kinds = [str(k) for (k,) in loaded.execute("SELECT DISTINCT kind FROM findings WHERE kind IS NOT NULL")]
+    packs = [
+        str(p)
+        for (p,) in loaded.execute(
+            "SELECT DISTINCT pack_version FROM findings WHERE pack_version IS NOT NULL"
+        )
+    ]
+    checked = 0
+    for word, _ in words.most_common(3):
+        for filters in (
+            [{"kind": k} for k in kinds] + [{"pack_version": p} for p in packs] + [{"has_findings": True}]
+        ):
+            expected = _scan(loaded, word, filters)
+            counted = runs.count_runs_at_most(loaded, search=word, **filters)
+            assert (int(counted), counted.exact) == (len(expected), True), (word, filters)
+            checked += len(expected)
+    assert checked > 0
