@@ -442,6 +442,32 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem} RAM, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
+def measured_code() -> str:
+    """Which code a figure measured: the folder the `store` package was imported from and its commit (with
+    `+changes` when its files differ from it). `python -m` puts the current folder first on the path, so a
+    `PYTHONPATH` naming a worktree of older code is ignored when the bench runs from this repository's
+    folder, and both sides of a comparison would measure the same code."""
+    import store
+
+    folder = Path(store.__file__).resolve().parents[1]
+    try:
+        rev = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no", "--", "store"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return f"code: store from {folder} (no git commit known)"
+    return f"code: store from {folder} at {rev}{'+changes' if dirty else ''}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -456,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     table = render(rows)
     elapsed = time.perf_counter() - started
     print(table)
-    print(f"machine: {machine()}; total {elapsed:.0f} s")
+    print(f"machine: {machine()}; total {elapsed:.0f} s; {measured_code()}")
     if args.results:
         args.results.write_text(
             "# Benchmark results\n\n"

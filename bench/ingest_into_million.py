@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench.__main__ import corpus_by_runs
+from bench.__main__ import corpus_by_runs, measured_code
 from bench.ingest import raw_parse
 from bench.postgres import database_url, fresh_database
 from bench.scale import Spread, careful_peer, tune_batch
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     backend = "PostgreSQL" if server else "SQLite"
     print(
         f"{len(paths):,} files, {mb:.0f} MB, {args.runs:,} event-heavy runs; {backend}, a store of "
-        f"{stored_runs:,} runs ({size}); {args.repeats} repetitions"
+        f"{stored_runs:,} runs ({size}); {args.repeats} repetitions; {measured_code()}"
     )
     reps = range(args.repeats)
     for name, key in (

@@ -56,6 +56,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from bench.__main__ import measured_code
 from bench.write_parts import Groups, prepared_groups
 from store.db.ingest import apply_group as real_apply_group  # before any line patches it
 
@@ -494,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(f"{k}: {v:.2f}s" for k, v in times.items()), file=sys.stderr, flush=True)
     print(
         f"{len(paths):,} files, {mb:,.0f} MB ({args.runs:,} event-heavy runs); {args.repeats} repetitions; "
-        f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+        f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores; {measured_code()}"
     )
     print_table(mb, lines, writer)
     return 0

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from bench.__main__ import measured_code
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/test"
 ROUNDS = 3
@@ -203,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"postgresql/sqlite = {statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}, "
                 "within each round)"
             )
-        print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; {measured_code()}")
     return 0
 
 

@@ -607,8 +607,10 @@ def main(argv: list[str] | None = None) -> int:
         rows += replay_rows(args.store, args.repeats)
     if "write" not in args.skip:
         rows += write_rows(args.store, args.repeats)
+    from bench.__main__ import measured_code
+
     print(render(rows))
-    print(f"total {time.perf_counter() - started:.0f} s")
+    print(f"total {time.perf_counter() - started:.0f} s; {measured_code()}")
     return 0
 
 

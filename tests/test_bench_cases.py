@@ -72,3 +72,36 @@ def test_the_bench_of_an_ingest_into_a_grown_store_works_on_copies_and_checks_wh
         db = open_database(store)
         assert runs.count_runs(db) == held  # each ingest went into a copy
         db.close()
+
+
+def test_a_bench_names_the_code_it_measured(tmp_path: Path) -> None:
+    """Each ingest bench prints which `store` it imported and at which commit (`measured_code`): a copy of
+    older code is named as itself, with `+changes` once its store differs from its commit."""
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    copy = tmp_path / "older"
+    for package in ("store", "bench"):
+        shutil.copytree(
+            repo / package, copy / package, ignore=shutil.ignore_patterns("corpus", "__pycache__")
+        )
+    git = ["git", "-C", str(copy), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "older"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+
+    def named() -> str:
+        code = "from bench.__main__ import measured_code; print(measured_code())"
+        return subprocess.run(
+            [sys.executable, "-c", code], cwd=copy, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert named() == f"code: store from {copy.resolve()} at {commit}"
+    with (copy / "store" / "__init__.py").open("a") as module:
+        module.write("# changed\n")
+    assert named() == f"code: store from {copy.resolve()} at {commit}+changes"
