@@ -4,6 +4,8 @@ written recording by recording, its other rows table by table once for the whole
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +13,14 @@ import pytest
 from sqlite_utils import Database
 
 import store.db.ingest as ingest_module
+from store import runs
 from store.db.connection import write_lock
 from store.db.ingest import GROUP_FILES, ingest, prepare
 from store.db.postgres import COPY_MIN_ROWS
 from store.db.writer import Prepared, rows_written_last, write_recording_in
 from store.reading.sources import SourceItem, iter_sources
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
+from tests.test_search_facets import _scan
 
 RECORDINGS = sorted(p for p in FIXTURE_RECORDINGS.glob("*.json"))
 POSTGRES_ONLY = pytest.mark.parametrize("store_backend", ["postgresql"], indirect=True)
@@ -131,12 +135,16 @@ def test_a_groups_rows_follow_its_recordings_and_a_failed_group_leaves_nothing(d
     findings = len(first.extracted.findings) + len(second.extracted.findings)
     assert _count(db, "findings") == findings > 0
     assert _count(db, "events") > 0
-    runs, events = _count(db, "runs"), _count(db, "events")
+    stored_runs, events = _count(db, "runs"), _count(db, "events")
 
     with pytest.raises(RuntimeError, match="the group fails"), write_lock(db), rows_written_last(db):
         write_recording_in(db, third)
         raise RuntimeError("the group fails")
-    assert (_count(db, "runs"), _count(db, "findings"), _count(db, "events")) == (runs, findings, events)
+    assert (_count(db, "runs"), _count(db, "findings"), _count(db, "events")) == (
+        stored_runs,
+        findings,
+        events,
+    )
     assert _count(db, "recordings") == 2
 
 
@@ -168,13 +176,7 @@ def test_postgresql_writes_a_groups_findings_in_one_statement(db: Database) -> N
 def test_postgresql_a_grouped_ingest_keeps_each_runs_search_filters(loaded: Database) -> None:
     """A group writes its runs' documents before its findings: the filters PostgreSQL keeps beside each run's
     search tokens (the findings' kinds, pack versions, has-findings) still follow the findings, so a word
-    within a filter counts and pages as a scan of the rows does."""
-    import re
-    from collections import Counter
-
-    from store import runs
-    from tests.test_search_facets import _scan
-
+    within a filter counts as a scan of the rows does."""
     texts = [str(t or "") for (t,) in loaded.execute("SELECT text FROM search_text")]
     words = Counter(w for text in texts for w in set(re.findall(r"[a-z]{5,}", text.lower())))
     kinds = [str(k) for (k,) in loaded.execute("SELECT DISTINCT kind FROM findings WHERE kind IS NOT NULL")]
