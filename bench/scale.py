@@ -33,6 +33,8 @@ from typing import Any
 
 import orjson
 
+from bench.__main__ import measured_code
+
 #: Rows a screen reads as its first block (the service's RUNS_BLOCK).
 BLOCK = 100
 BUDGET_S = 0.05
@@ -607,8 +609,6 @@ def main(argv: list[str] | None = None) -> int:
         rows += replay_rows(args.store, args.repeats)
     if "write" not in args.skip:
         rows += write_rows(args.store, args.repeats)
-    from bench.__main__ import measured_code
-
     print(render(rows))
     print(f"total {time.perf_counter() - started:.0f} s; {measured_code()}")
     return 0

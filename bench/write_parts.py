@@ -80,7 +80,7 @@ def write_as_ingest(db: Database, groups: Groups) -> None:
 
 
 def write_indexing_each_recording(db: Database, groups: Groups) -> None:
-    """The group write before `documents_indexed_last`: each recording's documents indexed after its rows."""
+    """The group write before `group_written_last`: each recording's rows and documents after its runs."""
     from store.db.connection import write_lock
     from store.db.ingest import apply_in
 
@@ -226,13 +226,13 @@ def write_tallies_by_group(db: Database, groups: Groups) -> None:
     from store.db.connection import write_lock
     from store.db.ingest import apply_in
     from store.db.schema import COLUMNS
-    from store.db.writer import ROW_TABLES, documents_indexed_last
+    from store.db.writer import ROW_TABLES, group_written_last
 
     key_at = {t: COLUMNS[t].index("key" if t == "runs" else "run_key") for t in ROW_TABLES}
     conn = db.conn
     for group in groups:
         keys = {r[key_at[t]] for p in group for t in ROW_TABLES for r in p.tuples[t]}
-        with write_lock(db), documents_indexed_last(db):
+        with write_lock(db), group_written_last(db):
             conn.executemany("INSERT INTO tally_pending (run_key) VALUES (?)", [(k,) for k in sorted(keys)])
             stored = f"SELECT EXISTS (SELECT 1 FROM runs WHERE key IN {PENDING}) OR EXISTS (SELECT 1 FROM findings WHERE run_key IN {PENDING})"
             if conn.execute(stored).fetchone()[0]:

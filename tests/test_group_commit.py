@@ -17,7 +17,7 @@ from store import runs
 from store.db.connection import write_lock
 from store.db.ingest import GROUP_FILES, ingest, prepare
 from store.db.postgres import COPY_MIN_ROWS
-from store.db.writer import Prepared, rows_written_last, write_recording_in
+from store.db.writer import Prepared, group_written_last, write_recording_in
 from store.reading.sources import SourceItem, iter_sources
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
 from tests.test_search_facets import _scan
@@ -126,7 +126,7 @@ def _count(db: Database, table: str) -> int:
 @both_backends
 def test_a_groups_rows_follow_its_recordings_and_a_failed_group_leaves_nothing(db: Database) -> None:
     first, second, third = _with_findings(3)
-    with write_lock(db), rows_written_last(db):
+    with write_lock(db), group_written_last(db):
         for prepared in (first, second):
             write_recording_in(db, prepared)
         # the runs (and the documents that name them) are in; the findings and events wait for the group
@@ -137,7 +137,7 @@ def test_a_groups_rows_follow_its_recordings_and_a_failed_group_leaves_nothing(d
     assert _count(db, "events") > 0
     stored_runs, events = _count(db, "runs"), _count(db, "events")
 
-    with pytest.raises(RuntimeError, match="the group fails"), write_lock(db), rows_written_last(db):
+    with pytest.raises(RuntimeError, match="the group fails"), write_lock(db), group_written_last(db):
         write_recording_in(db, third)
         raise RuntimeError("the group fails")
     assert (_count(db, "runs"), _count(db, "findings"), _count(db, "events")) == (
@@ -165,7 +165,7 @@ def test_postgresql_writes_a_groups_findings_in_one_statement(db: Database) -> N
     group = _with_findings()
     findings = sum(len(p.extracted.findings) for p in group)
     assert findings >= COPY_MIN_ROWS and max(len(p.extracted.findings) for p in group) < COPY_MIN_ROWS
-    with write_lock(db), rows_written_last(db):
+    with write_lock(db), group_written_last(db):
         for prepared in group:
             write_recording_in(db, prepared)
     assert _count(db, "findings") == findings

@@ -38,11 +38,10 @@ from store.db.statistics import analyze_grown_tables, refresh_statistics
 from store.db.writer import (
     RECORDED_FIELD,
     Prepared,
-    documents_indexed_last,
+    group_written_last,
     note_source,
     note_source_in,
     out_of_range_cell,
-    rows_written_last,
     runs_stored_elsewhere,
     to_tuples,
     write_quarantine,
@@ -357,7 +356,7 @@ def apply_group(
     back and each is written again in its own transaction, a failing one quarantined alone."""
     if len(results) > 1:
         try:
-            with write_lock(db), documents_indexed_last(db), rows_written_last(db):
+            with write_lock(db), group_written_last(db):
                 return [apply_in(db, r) for r in results]
         except Exception as exc:  # noqa: BLE001 - retried one by one below, where the failing one is named
             refusal = write_refusal(db_path, exc) if isinstance(exc, sqlite3.Error) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -154,10 +154,10 @@ def insert_rows(
     at = COLUMNS["runs"].index("recording_id")
     tables = dict(tables, runs=[r[:at] + (rec_id,) + r[at + 1 :] for r in tables["runs"]])
     _insert_or_replace(conn, "runs", tables["runs"])  # now: the full-text rows below read the runs' rowids
-    waiting = _UNWRITTEN.get()
+    waiting = _WAITING.get()
     for table in ROW_TABLES[1:]:
         if waiting is not None:
-            waiting.setdefault(table, []).extend(tables[table])
+            waiting.rows.setdefault(table, []).extend(tables[table])
         else:
             _insert_or_replace(conn, table, tables[table])
     conn.executemany(
@@ -183,64 +183,55 @@ def _insert_or_replace(conn: Any, table: str, rows: list[tuple[Any, ...]]) -> No
         )
 
 
-#: The rows of the tables after `runs` (ROW_TABLES) of the recordings written so far in a `rows_written_last`
-#: block, by table.
-_UNWRITTEN: ContextVar[dict[str, list[tuple[Any, ...]]] | None] = ContextVar("unwritten_rows", default=None)
+@dataclass
+class _Waiting:
+    """What a `group_written_last` block has put off: the rows of the tables after `runs` (ROW_TABLES), by
+    table, and the full-text documents (id, text) to index."""
+
+    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+    documents: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+_WAITING: ContextVar[_Waiting | None] = ContextVar("group_writes_waiting", default=None)
 
 
 @contextmanager
-def rows_written_last(db: Database) -> Iterator[None]:
+def group_written_last(db: Database) -> Iterator[None]:
     """Inside the caller's transaction: write the tool calls, semantics, coverage, evictions, findings and
-    events of every recording written in the block table by table after all of them, instead of each
-    recording's rows after its own runs.
+    events of every recording written in the block table by table after all of them, then index all their
+    full-text documents at once, instead of each recording's after its own runs.
 
-    Why: on PostgreSQL each statement is a round trip the writer waits for, and fires the statement triggers
-    that keep `run_kind`, the codes' index, the search facets and `run_kinds` (each call planned again, as
-    it reads the statement's transition tables). A recording's findings, fewer than a COPY takes, were a
-    statement each; a group's are one COPY. 2,000 event-heavy runs, one process: 4.32 -> 3.67 s
+    Why the rows: on PostgreSQL each statement is a round trip the writer waits for, and fires the statement
+    triggers that keep `run_kind`, the codes' index, the search facets and `run_kinds` (each call planned
+    again, as it reads the statement's transition tables). A recording's findings, fewer than a COPY takes,
+    were a statement each; a group's are one COPY. 2,000 event-heavy runs, one process: 4.32 -> 3.67 s
     (`python -m bench.postgres --no-labels`); SQLite is unchanged. Nothing the writer reads while the block is
     open is in these tables (the runs, their sources and documents are written as before, in order), and a
-    later recording's row replaces an earlier one's as before. A block left by an exception writes nothing
-    (its transaction is rolled back)."""
-    tables: dict[str, list[tuple[Any, ...]]] = {}
-    token = _UNWRITTEN.set(tables)
+    later recording's row replaces an earlier one's as before.
+
+    Why the documents: every insert into runs or findings fires the tally triggers, so SQLite opens a
+    statement journal for it, and opening one makes FTS5 write out what it has buffered as a new segment.
+    Indexed per recording, each recording's documents became a segment of their own (merged again later)
+    instead of one segment per group at the commit: 12% of the group write's instructions (`python -m
+    bench.write_parts`). The index holds the same documents.
+
+    A block left by an exception writes nothing (its transaction is rolled back)."""
+    waiting = _Waiting()
+    token = _WAITING.set(waiting)
     try:
         yield
     finally:
-        _UNWRITTEN.reset(token)
+        _WAITING.reset(token)
     for table in ROW_TABLES[1:]:
-        _insert_or_replace(db.conn, table, tables.get(table, []))
-
-
-#: The full-text documents of the recordings written so far in a `documents_indexed_last` block.
-_UNINDEXED: ContextVar[list[tuple[Any, ...]] | None] = ContextVar("unindexed_documents", default=None)
-
-
-@contextmanager
-def documents_indexed_last(db: Database) -> Iterator[None]:
-    """Inside the caller's transaction: index the full-text documents of every recording written in the
-    block once, after all their rows, instead of after each recording's.
-
-    Why: every insert into runs or findings fires the tally triggers, so SQLite opens a statement journal
-    for it, and opening one makes FTS5 write out what it has buffered as a new segment. Indexed per
-    recording, each recording's documents became a segment of their own (merged again later) instead of one
-    segment per group at the commit: 12% of the group write's instructions (`python -m bench.write_parts`).
-    The index holds the same documents; a block left by an exception indexes nothing (its transaction is
-    rolled back)."""
-    documents: list[tuple[Any, ...]] = []
-    token = _UNINDEXED.set(documents)
-    try:
-        yield
-    finally:
-        _UNINDEXED.reset(token)
-    _index_documents(db.conn, documents)
+        _insert_or_replace(db.conn, table, waiting.rows.get(table, []))
+    _index_documents(db.conn, waiting.documents)
 
 
 def _index_documents(conn: Any, texts: list[tuple[Any, ...]]) -> None:
-    """Add (document id, text) pairs to the full-text index, or to the open `documents_indexed_last` block."""
-    waiting = _UNINDEXED.get()
+    """Add (document id, text) pairs to the full-text index, or to the open `group_written_last` block."""
+    waiting = _WAITING.get()
     if waiting is not None:
-        waiting.extend(texts)
+        waiting.documents.extend(texts)
     elif texts:
         conn.executemany("INSERT INTO search (rowid, text) VALUES (?, ?)", texts)
 
@@ -259,6 +250,10 @@ ENVELOPE_STATED = (
     "dropped_events",
     "first_retained_index",
 )
+
+
+#: Content identities looked up in one query (well under either backend's limit on parameters).
+_IDS_PER_QUERY = 500
 
 
 def _stored_elsewhere(conn: Any, x: Extracted, own: frozenset[str]) -> dict[str, str]:
@@ -283,10 +278,6 @@ def _stored_elsewhere(conn: Any, x: Extracted, own: frozenset[str]) -> dict[str,
         if other is not None:
             same[key] = other
     return same
-
-
-#: Content identities looked up in one query (well under either backend's limit on parameters).
-_IDS_PER_QUERY = 500
 
 
 def _take_stated_facts(conn: Any, x: Extracted, same: dict[str, str]) -> None:
