@@ -13,6 +13,7 @@ from sqlite_utils import Database
 
 from store.db.postgres import is_postgres
 from store.errors import NotFound
+from store.reading.extract.timeline import SHOWN_TYPES as TIMELINE_TYPES
 from store.rows import Count, fetch_rows, finding_out, run_out
 from store.search import (
     Walk,
@@ -530,9 +531,9 @@ def run_timeline_parts(db: Database, run_key: str, *, max_rows: int = 5_000) -> 
     cap = int(max_rows)
     iterations = fetch_rows(
         db,
-        "SELECT seq, type, iteration, stage, substr(summary, 1, ?) AS summary FROM events WHERE run_key = ? AND type IN "
-        "('agentfootprint.agent.iteration_start', 'agentfootprint.stream.llm_end') ORDER BY seq LIMIT ?",
-        [PREVIEW_CHARS, run_key, cap * 2],
+        "SELECT seq, type, iteration, stage, substr(summary, 1, ?) AS summary FROM events WHERE run_key = ? "
+        f"AND type IN ({', '.join('?' * len(TIMELINE_TYPES))}) ORDER BY seq LIMIT ?",
+        [PREVIEW_CHARS, run_key, *TIMELINE_TYPES, cap * 2],
     )
     calls = fetch_rows(
         db,

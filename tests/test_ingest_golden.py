@@ -4,7 +4,9 @@ bench corpus files, against a golden written by the earlier code (`python -m tes
 before the typed decode and the one writer, with one run per content identity (run_sources, m014), so the
 golden also holds which recordings each run was read from and its identity, with one worker or two. (Its
 content ids were written again when the identity became a digest of per-event digests, so that a huge
-event is never decoded twice at once; every other row, and which runs share an identity, were unchanged.)"""
+event is never decoded twice at once; every other row, and which runs share an identity, were unchanged.
+Then its timeline rows were cut to the events the timeline draws, extractor version 5: the rows kept, and
+every other table, were unchanged.)"""
 
 from __future__ import annotations
 

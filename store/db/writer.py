@@ -18,8 +18,10 @@ from store.reading.extract import Extracted
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
 #: 2: delivery, read completeness, decisions; 3: a reused toolCallId keeps two calls, colliding finding ids both
-#: kept; 4: each run's content identity (run_sources), so the same run read from another container is one run
-EXTRACTOR_VERSION = 4
+#: kept; 4: each run's content identity (run_sources), so the same run read from another container is one run;
+#: 5: timeline rows only for the events the timeline draws (an older recording's other rows are never read,
+#: and `reextract` drops them)
+EXTRACTOR_VERSION = 5
 
 
 ROW_TABLES = ("runs", "tool_calls", "semantics", "coverage", "evictions", "findings", "events")

@@ -1,8 +1,8 @@
 """One decoded recording -> rows for every review table. Pure: no SQL, no I/O.
 
 The reading follows `shared/docs/recording-format.md` (sections cited inline) and
-`shared/docs/negative-claims.md`. Every key is treated as optional; an unknown event type is kept in the
-timeline and never fatal. `walk` groups a recording's events into runs and indexes each run; the other
+`shared/docs/negative-claims.md`. Every key is treated as optional; an unknown event type is counted, kept
+in the compressed original and never fatal. `walk` groups a recording's events into runs and indexes each run; the other
 modules each turn a walked run into the rows of one table, in the order `extract` calls them.
 """
 
@@ -74,7 +74,7 @@ def _extract_run(walk: RunWalk) -> None:
     # `halted` is told apart here (classify_outcome sees a halted run as one with no answer)
     outcome = dict(outcome, outcome=delivery.outcome)
     found = findings(walk, calls, ledger, outcome)
-    timeline(walk, calls)
+    timeline(walk)
     run_row(walk, calls, ledger, dropped, found, outcome, delivery)
     started = walk.out.runs[-1]["started_ms"]
     for finding in found:  # the queue's newest-first order reads it from the finding (schema m030)

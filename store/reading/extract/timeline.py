@@ -1,57 +1,32 @@
-"""The run's narrative timeline: one bounded row per event a reviewer reads (high-volume events left out)."""
+"""The run's timeline rows: one bounded row per event the run screen's timeline draws, no other."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from store.reading.decode import PREFIX
 from store.reading.extract.walk import RunWalk
 from store.reading.text import as_text, bounded
 
 #: Timeline rows keep a short summary; the full payload stays in the compressed original.
 SUMMARY_CHARS = 160
-#: High-volume events the timeline table leaves out: their content is in tool_calls, coverage, semantics
-#: and evictions, or is mechanical (tokens, context composition). Every event stays in the original.
-NOT_IN_TIMELINE = frozenset(
-    {
-        "stream.token",
-        "stream.tool_start",
-        "stream.tool_end",
-        "stream.tool_progress",
-        "context.injected",
-        "context.slot_composed",
-        "context.evaluated",
-        "tools.semantics_declared",
-        "tools.coverage_declared",
-        "stream.thinking_delta",
-    }
-)
+#: The events the run screen's timeline draws (an iteration's start, and the model's text that ends it),
+#: and so the only ones given a row. Every other event reaches the reviewer through its own table (tool
+#: calls, coverage, semantics, evictions, findings, the run's outcome and delivery) or is mechanical
+#: (tokens, context composition, route bookkeeping); all of them stay in the compressed original. A row
+#: per narrative event cost a sixth of the ingest and was never read (issue 16).
+SHOWN = ("agent.iteration_start", "stream.llm_end")
+#: the same, as recorded (what the store's timeline query selects)
+SHOWN_TYPES = tuple(f"{PREFIX}{t}" for t in SHOWN)
+#: The payload field a row's summary shows, by event type (otherwise: the first keys).
+SUMMARY_FIELD = {"stream.llm_end": "content"}
 
 
-#: The payload field a timeline summary shows, by event type (otherwise: the first keys).
-SUMMARY_FIELD = {
-    "agent.turn_start": "userPrompt",
-    "agent.turn_end": "finalContent",
-    "stream.llm_end": "content",
-    "stream.tool_start": "toolName",
-    "stream.tool_end": "result",
-    "agent.route_decided": "chosen",
-    "integrity.context_error": "message",
-    "pause.request": "reason",
-    "middleware.decision": "outcome",
-    "agent.evidence_checked": "action",
-    "context.evicted": "contentHash",
-    "tools.absent": "lookedFor",
-}
-
-
-def timeline(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
-    """One bounded row per narrative event (see NOT_IN_TIMELINE for what is left out, and why)."""
-    shorts, types, metas, payloads = walk.shorts, walk.rec.types, walk.rec.metas, walk.payloads
+def timeline(walk: RunWalk) -> None:
+    """One bounded row per event the timeline draws (SHOWN), in the run's order."""
+    types, metas, payloads = walk.rec.types, walk.rec.metas, walk.payloads
     key, iteration_at, rows = walk.key, walk.iteration_at.get, walk.out.events
-    for i in walk.indexes:
-        t = shorts[i]
-        if t in NOT_IN_TIMELINE:
-            continue
+    for i in sorted(i for t in SHOWN for i in walk.by_type.get(t, ())):
         m = metas[i]
         p = payloads[i]
         stage, wall, call_id = m.runtimeStageId, m.wallClockMs, p.get("toolCallId")
@@ -64,7 +39,7 @@ def timeline(walk: RunWalk, calls: dict[str, dict[str, Any]]) -> None:
                 "wall_ms": wall if type(wall) is int else None,  # as_int: a JSON integer, not a bool
                 "iteration": iteration_at(i),
                 "call_id": call_id if isinstance(call_id, str) else None,
-                "summary": _summary(t, p),
+                "summary": _summary(walk.shorts[i], p),
             }
         )
 
