@@ -14,7 +14,7 @@ SUMMARY_CHARS = 160
 #: and so the only ones given a row. Every other event reaches the reviewer through its own table (tool
 #: calls, coverage, semantics, evictions, findings, the run's outcome and delivery) or is mechanical
 #: (tokens, context composition, route bookkeeping); all of them stay in the compressed original. A row
-#: per narrative event cost a sixth of the ingest and was never read (issue 16).
+#: per narrative event cost 7-11% of the ingest's CPU and was never read (issue 16, bench/RESULTS.md).
 SHOWN = ("agent.iteration_start", "stream.llm_end")
 #: the same, as recorded (what the store's timeline query selects)
 SHOWN_TYPES = tuple(f"{PREFIX}{t}" for t in SHOWN)
