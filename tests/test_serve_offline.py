@@ -22,6 +22,7 @@ from tests.wide_recordings import WIDE_RUN, write_wide_recording
 
 pytestmark = [pytest.mark.slow]
 LOCAL = {"127.0.0.1", "localhost", "::1", "[::1]"}
+STATIC_FONTS = Path(__file__).resolve().parents[1] / "reviewer" / "serve" / "static" / "fonts"
 
 
 @pytest.fixture
@@ -67,14 +68,15 @@ def test_the_page_names_only_its_own_server_and_serves_its_fonts(served_wide: Se
         assert status == 200 and len(data) > 10_000, (url, kind)
 
 
-def _launch_offline(p, tmp_path: Path):  # type: ignore[no-untyped-def]
+def _launch_offline(p, tmp_path: Path, font_dir: Path | None = None):  # type: ignore[no-untyped-def]
     """Chromium for which every host but this machine's loopback does not exist, on a machine with no fonts
-    of its own (an empty fontconfig): whatever it draws comes from the page's fonts, as on a machine that has
-    no emoji font (where the page used to show empty boxes)."""
+    of its own (an empty fontconfig) but those in `font_dir`: whatever it draws comes from the page's fonts,
+    as on a machine that has no emoji font (where the page used to show empty boxes)."""
     conf = tmp_path / "fonts.conf"
+    folder = f"<dir>{font_dir}</dir>" if font_dir is not None else ""
     conf.write_text(
         '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">'
-        f"<fontconfig><cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>",
+        f"<fontconfig>{folder}<cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>",
         encoding="utf-8",
     )
     return p.chromium.launch(
@@ -238,6 +240,54 @@ def test_on_a_slow_link_the_pages_fonts_still_load(served_wide: Served, tmp_path
         "RobotoMono-VariableFont_wght.ttf",
         "symbola-emoji.woff",
     ]
+    assert drawn["inked"] > 50 and drawn["differs"], drawn
+
+
+def _a_system_emoji_font(folder: Path) -> None:
+    """A font the system knows as "Noto Color Emoji" (the bundled Symbola subset, renamed), in `folder`."""
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(str(STATIC_FONTS / "symbola-emoji.woff"))
+    font.flavor = None  # saved as a plain TrueType file, which fontconfig indexes
+    for record in font["name"].names:
+        if record.nameID in (1, 4, 16):  # family, full name, typographic family
+            record.string = "Noto Color Emoji"
+        elif record.nameID == 6:  # PostScript name
+            record.string = "NotoColorEmoji"
+    folder.mkdir(parents=True, exist_ok=True)
+    font.save(str(folder / "NotoColorEmoji.ttf"))
+
+
+def test_with_a_system_emoji_font_the_page_draws_with_it_and_never_fetches_its_own(
+    served_wide: Served, tmp_path: Path
+) -> None:
+    """On a machine that has an emoji font (most desktops), the page's emoji faces are the system's: the
+    bundled woff (635 KB) is never asked for, and the emoji is drawn."""
+    from playwright.sync_api import sync_playwright
+
+    _a_system_emoji_font(tmp_path / "system-fonts")
+    fonts: list[str] = []
+    with sync_playwright() as p:
+        browser = _launch_offline(p, tmp_path, font_dir=tmp_path / "system-fonts")
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.on(
+                "request",
+                lambda r: (
+                    fonts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith((".ttf", ".woff")) else None
+                ),
+            )
+            page = context.new_page()
+            page.add_init_script(CAPTURE)
+            page.goto(served_wide.url)
+            _wait_for(page, WIDE_RUN)
+            page.evaluate("Promise.all([window.reviewerFonts.text, window.reviewerFonts.emoji])")
+            drawn = page.evaluate(DRAWS_EMOJI)
+        finally:
+            browser.close()
+    assert sorted(fonts) == ["RobotoMono-Italic-VariableFont_wght.ttf", "RobotoMono-VariableFont_wght.ttf"]
+    emoji_faces = sorted((style, status) for style, ranges, status in drawn["faces"] if "1F000" in ranges)
+    assert emoji_faces == [("italic", "loaded"), ("normal", "loaded")], drawn["faces"]
     assert drawn["inked"] > 50 and drawn["differs"], drawn
 
 
