@@ -10,6 +10,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -119,10 +120,8 @@ DRAWS_EMOJI = """async () => {
 FACES = "Array.from(document.fonts).map(f => [f.family, f.style, f.unicodeRange.slice(0, 24), f.status])"
 
 
-def _fonts_not_loaded(  # type: ignore[no-untyped-def]
-    page, exc: Exception, failed: list[str], output: list[str], console: list[str], fonts: list
-) -> str:
-    """What the page, the browser and the server said when the page's fonts would not load.
+def _fonts_not_loaded(page, exc: Exception, failed: list[str], output: list[str]) -> str:  # type: ignore[no-untyped-def]
+    """What the page and the server said when the page's fonts would not load.
 
     What this caught (2026-12-04): under load `document.fonts.load` was rejected with a NetworkError in 1-3
     runs of 40. In this Chromium an @font-face face never fetches its own file: it loaded only when the
@@ -130,21 +129,8 @@ def _fonts_not_loaded(  # type: ignore[no-untyped-def]
     link; here, the load) left the face 'error'. The page now makes its faces from fetched bytes, and
     `test_on_a_slow_link_the_pages_fonts_still_load` delays every font to hold that."""
     served = [line.strip() for line in output if "/static/" in line]
-    sizes = []
-    for request in fonts:
-        try:
-            response = request.response()
-            timing = {k: round(v) for k, v in request.timing.items() if k in ("requestStart", "responseEnd")}
-            timing["start_after_page"] = round(
-                request.timing["startTime"] - page.evaluate("performance.timeOrigin")
-            )
-            sizes.append((request.url, response.status if response else None, request.sizes(), timing))
-        except Exception as error:  # noqa: BLE001 - a diagnostic: whatever is known is said
-            sizes.append((request.url, repr(error)))
     return (
-        f"the page's fonts did not load ({exc}) {page.evaluate('Math.round(performance.now())')} ms after the "
-        f"page began; faces {page.evaluate(FACES)}; failed requests {failed}; "
-        f"font requests (status, sizes) {sizes}; console {console[-10:]}; "
+        f"the page's fonts did not load ({exc}); faces {page.evaluate(FACES)}; failed requests {failed}; "
         f"the server's log of its assets: {served[-10:]}"
     )
 
@@ -160,13 +146,7 @@ def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Serv
             context = browser.new_context(viewport={"width": 1400, "height": 900})
             context.on("request", lambda r: requested.append(r.url))
             context.on("requestfailed", lambda r: failed.append(r.url))
-            fonts: list = []  # type: ignore[type-arg]
-            context.on(
-                "requestfinished", lambda r: fonts.append(r) if r.url.endswith((".woff", ".ttf")) else None
-            )
             page = context.new_page()
-            console: list[str] = []
-            page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
             sockets: list[str] = []
             page.on("websocket", lambda ws: sockets.append(ws.url))
             page.add_init_script(CAPTURE)
@@ -179,9 +159,7 @@ def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Serv
             try:
                 drawn = page.evaluate(DRAWS_EMOJI)
             except Exception as exc:  # noqa: BLE001 - said with what would explain it (a rare failure under load)
-                raise AssertionError(
-                    _fonts_not_loaded(page, exc, failed, served_wide.output, console, fonts)
-                ) from exc
+                raise AssertionError(_fonts_not_loaded(page, exc, failed, served_wide.output)) from exc
             time.sleep(0.5)
             shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
             page.screenshot(path=str(shots / "serve-offline-runs.png"))
@@ -202,40 +180,57 @@ def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Serv
 #: How late each font file arrives in the slow-link test: far past the moment the page asks for its faces
 #: (the code before drew every face 'error' at 1.5 s, and loaded them all with no delay).
 SLOW_LINK_S = 1.5
+#: In the page: wait until every face the page makes has its bytes, however late they come.
+FONTS_IN = "Promise.all([window.reviewerFonts.text, window.reviewerFonts.emoji])"
+
+
+def _drawn_once_fonts_are_in(
+    served: Served, tmp_path: Path, *, font_dir: Path | None = None, late_s: float = 0.0
+) -> tuple[dict[str, Any], list[str]]:
+    """The page in offline Chromium (with the fonts of `font_dir` only, each font file the page asks for held
+    back `late_s`), once its runs screen is up and its fonts are in: what DRAWS_EMOJI says, and the font
+    files asked for."""
+    from playwright.sync_api import Route, sync_playwright
+
+    asked: list[str] = []
+
+    def font_file(route: Route) -> None:
+        asked.append(route.request.url.rsplit("/", 1)[-1])
+        time.sleep(late_s)
+        route.continue_()
+
+    with sync_playwright() as p:
+        browser = _launch_offline(p, tmp_path, font_dir)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.route(re.compile(r".*\.(?:ttf|woff)$"), font_file)
+            page = context.new_page()
+            page.add_init_script(CAPTURE)
+            page.goto(served.url)
+            _wait_for(page, WIDE_RUN)  # the terminal starts after 3 s at the latest, with its fonts or not
+            page.evaluate(FONTS_IN)
+            drawn = page.evaluate(DRAWS_EMOJI)
+        finally:
+            browser.close()
+    return drawn, sorted(asked)
+
+
+def _faces(drawn: dict[str, Any], *, emoji: bool) -> list[tuple[str, str]]:
+    """(style, status) of the page's emoji faces, or of its text faces (which cover every character)."""
+    return sorted(
+        (style, status)
+        for style, ranges, status in drawn["faces"]
+        if ("1F000" in ranges if emoji else ranges == "U+0-10FFFF")
+    )
 
 
 def test_on_a_slow_link_the_pages_fonts_still_load(served_wide: Served, tmp_path: Path) -> None:
     """Every font file held back by the browser for SLOW_LINK_S: the terminal's text faces and the emoji
     faces still load, once, from this server, and the emoji is drawn with its glyph."""
-    from playwright.sync_api import Route, sync_playwright
-
-    requested: list[str] = []
-
-    def slow(route: Route) -> None:
-        requested.append(route.request.url.rsplit("/", 1)[-1])
-        time.sleep(SLOW_LINK_S)
-        route.continue_()
-
-    with sync_playwright() as p:
-        browser = _launch_offline(p, tmp_path)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.route(re.compile(r".*\.(?:ttf|woff)$"), slow)
-            page = context.new_page()
-            page.add_init_script(CAPTURE)
-            page.goto(served_wide.url)
-            _wait_for(page, WIDE_RUN)  # the terminal starts after 3 s at the latest, with its fonts or not
-            # every font file comes, late: the page's faces are made once their bytes are in
-            page.evaluate("Promise.all([window.reviewerFonts.text, window.reviewerFonts.emoji])")
-            drawn = page.evaluate(DRAWS_EMOJI)
-        finally:
-            browser.close()
-    faces = drawn["faces"]
-    text_faces = sorted((style, status) for style, ranges, status in faces if ranges == "U+0-10FFFF")
-    emoji_faces = sorted((style, status) for style, ranges, status in faces if "1F000" in ranges)
-    assert text_faces == [("italic", "loaded"), ("normal", "loaded")], faces
-    assert emoji_faces == [("italic", "loaded"), ("normal", "loaded")], faces
-    assert sorted(requested) == [
+    drawn, asked = _drawn_once_fonts_are_in(served_wide, tmp_path, late_s=SLOW_LINK_S)
+    assert _faces(drawn, emoji=False) == [("italic", "loaded"), ("normal", "loaded")], drawn["faces"]
+    assert _faces(drawn, emoji=True) == [("italic", "loaded"), ("normal", "loaded")], drawn["faces"]
+    assert asked == [
         "RobotoMono-Italic-VariableFont_wght.ttf",
         "RobotoMono-VariableFont_wght.ttf",
         "symbola-emoji.woff",
@@ -263,31 +258,10 @@ def test_with_a_system_emoji_font_the_page_draws_with_it_and_never_fetches_its_o
 ) -> None:
     """On a machine that has an emoji font (most desktops), the page's emoji faces are the system's: the
     bundled woff (635 KB) is never asked for, and the emoji is drawn."""
-    from playwright.sync_api import sync_playwright
-
     _a_system_emoji_font(tmp_path / "system-fonts")
-    fonts: list[str] = []
-    with sync_playwright() as p:
-        browser = _launch_offline(p, tmp_path, font_dir=tmp_path / "system-fonts")
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.on(
-                "request",
-                lambda r: (
-                    fonts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith((".ttf", ".woff")) else None
-                ),
-            )
-            page = context.new_page()
-            page.add_init_script(CAPTURE)
-            page.goto(served_wide.url)
-            _wait_for(page, WIDE_RUN)
-            page.evaluate("Promise.all([window.reviewerFonts.text, window.reviewerFonts.emoji])")
-            drawn = page.evaluate(DRAWS_EMOJI)
-        finally:
-            browser.close()
-    assert sorted(fonts) == ["RobotoMono-Italic-VariableFont_wght.ttf", "RobotoMono-VariableFont_wght.ttf"]
-    emoji_faces = sorted((style, status) for style, ranges, status in drawn["faces"] if "1F000" in ranges)
-    assert emoji_faces == [("italic", "loaded"), ("normal", "loaded")], drawn["faces"]
+    drawn, asked = _drawn_once_fonts_are_in(served_wide, tmp_path, font_dir=tmp_path / "system-fonts")
+    assert asked == ["RobotoMono-Italic-VariableFont_wght.ttf", "RobotoMono-VariableFont_wght.ttf"]
+    assert _faces(drawn, emoji=True) == [("italic", "loaded"), ("normal", "loaded")], drawn["faces"]
     assert drawn["inked"] > 50 and drawn["differs"], drawn
 
 
