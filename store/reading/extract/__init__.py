@@ -2,8 +2,8 @@
 
 The reading follows `shared/docs/recording-format.md` (sections cited inline) and
 `shared/docs/negative-claims.md`. Every key is treated as optional; an unknown event type is counted, kept
-in the compressed original and never fatal. `walk` groups a recording's events into runs and indexes each run; the other
-modules each turn a walked run into the rows of one table, in the order `extract` calls them.
+in the compressed original and never fatal. `walk` groups a recording's events into runs and indexes each
+run; the other modules each turn a walked run into the rows of one table, in the order `extract` calls them.
 """
 
 from __future__ import annotations
