@@ -16,9 +16,6 @@ the collector paused: the reference of `bench.scale`):
   (the writer's inserts land there unindexed), and the index is built after it from `search_text` (FTS5's
   'rebuild', timed on its own line): what the ingest would take if a screen said how many runs are not
   searchable yet;
-- no identity digest, no write: no event is hashed for the run content identity (each event's canonical
-  JSON and its blake2b digest), with nothing written: the most a digest taken at C speed could give (the
-  identity it leaves is not the stored one);
 - shard merge: the writer's critical path alone, one process: each group's rows written by a "worker" into
   a shard SQLite file with bare tables (timed on its own line, work that would move to the workers), then
   merged into the store with ATTACH and `INSERT ... SELECT` in one transaction, beside `apply_group` on the
@@ -28,18 +25,18 @@ the collector paused: the reference of `bench.scale`):
   (`write_shard`), sending the writer only the shard's path and the group's outcomes; the writer merges each
   shard into the store in one transaction (`merge_shard`): the same design, end to end, with the same
   limits (new, readable recordings only; checked: it stores as many runs, findings, events and documents
-  as ours); and the same with no identity digest as well (the two changes the arithmetic of the round
-  before said 0.3x needs together); and with no row of the `events` table written (below);
-- extraction at parse speed (a stand-in): decoding, the identity digest and the extraction of each
-  recording cost one `orjson.loads` of its bytes, its rows being the ones the real extraction made before
+  as ours); and with no row of the `events` table written (below);
+- extraction at parse speed (a stand-in): decoding and the extraction of each recording cost one
+  `orjson.loads` of its bytes, its rows being the ones the real extraction made before
   the timing (kept in the ingesting process, which the forked workers inherit): what a decoder-extractor
   compiled to run at orjson's speed could give at the most (reading, hashing, zstd and the write stay as
   they are), through ours and through the shard pipeline: the measured answer to what would meet 2x the
   careful peer; and the same with no row of the `events` table written (each run's timeline would be read
   from its recording's compressed original when the run is opened): what is left when the writer writes
-  no row a peer writes; and, with the shards, the stand-in paying today's identity digest on top of its
-  parse (each event's canonical JSON and blake2b, as ingest takes them: native calls already), which a
-  compiled decoder-extractor that keeps the identity as it is could not avoid;
+  no row a peer writes; and, with the shards, the stand-in paying an identity digest of every event on top
+  of its parse (each event's canonical JSON and blake2b: native calls already), as ingest did before it
+  took a run's identity only when its run id is met again (2026-12-05): what that change is worth to a
+  compiled decoder-extractor;
 - the careful peer (`bench.scale.careful_peer`: orjson and sqlite-utils `insert_all`, one transaction a
   file, one core, its batch size tuned on these files), the second reference of every line.
 """
@@ -52,7 +49,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -142,21 +139,6 @@ def full_text_later(paths: list[Path]) -> tuple[float, float]:
     index_seconds = time.perf_counter() - started
     _remove(db)
     return ingest_seconds, index_seconds
-
-
-@contextmanager
-def no_identity_digest() -> Iterator[None]:
-    """Inside the block, decode takes no digest of the events (each one's is empty): what the run content
-    identity (canonical JSON of every event, blake2b) costs, and so the most a faster digest could save."""
-    import store.reading.decode as decode
-
-    with _patched(decode, "event_digest", lambda event: b""):
-        yield
-
-
-def no_digest_no_write(paths: list[Path]) -> float:
-    with no_identity_digest():
-        return no_write(paths)
 
 
 # -- the writer's critical path: apply_group on row tuples vs a merge of shard files -----------------------
@@ -324,10 +306,9 @@ def _merge_shard_group(db: Database, results: Any, db_path: str | None = None) -
     return list(results)
 
 
-def shard_pipeline(paths: list[Path], *, digest: bool = True, unwritten: tuple[str, ...] = ()) -> float:
+def shard_pipeline(paths: list[Path], *, unwritten: tuple[str, ...] = ()) -> float:
     """Seconds of the whole ingest with the workers writing shards and the writer merging them (with no
-    identity digest unless `digest`, and no rows of the tables `unwritten`); checked to store what ours
-    stores (but those tables' rows)."""
+    rows of the tables `unwritten`); checked to store what ours stores (but those tables' rows)."""
     global _SHARDS, _UNWRITTEN
     _UNWRITTEN = unwritten
     import store.db.ingest as ingest_module
@@ -337,7 +318,6 @@ def shard_pipeline(paths: list[Path], *, digest: bool = True, unwritten: tuple[s
         with (
             _patched(ingest_module, "_prepare_group", _prepare_into_shard),
             _patched(ingest_module, "apply_group", _merge_shard_group),
-            no_identity_digest() if not digest else nullcontext(),
         ):
             db, seconds = _ingest(paths, None)
         stored = _stored_counts(db)
@@ -377,9 +357,9 @@ def extract_beforehand(paths: list[Path]) -> None:
 @contextmanager
 def extraction_at_parse_speed(*, digest: bool = False) -> Iterator[None]:
     """Inside the block, `decode_recording` is one `orjson.loads` and `extract` and `to_tuples` hand back the
-    rows `extract_beforehand` kept (the identity digest, taken in decode, is in them). With `digest`, the
-    decode also takes every event's identity digest as ingest takes it (`event_digest`: canonical JSON and
-    blake2b, both native already): what a compiled decoder-extractor that keeps today's identity pays."""
+    rows `extract_beforehand` kept. With `digest`, the decode also takes every event's identity digest
+    (`event_digest`: canonical JSON and blake2b, both native already), as ingest did before it took a run's
+    identity only when its run id is met again."""
     import orjson
 
     import store.db.ingest as ingest_module
@@ -411,8 +391,8 @@ def at_parse_speed(
     paths: list[Path], *, shards: bool, unwritten: tuple[str, ...] = (), digest: bool = False
 ) -> float:
     """Seconds of the ingest (ours, or the shard pipeline, leaving the tables `unwritten` empty) with
-    extraction at parse speed (and with `digest`, today's identity digest on top); checked to store what
-    ours stores."""
+    extraction at parse speed (and with `digest`, every event's identity digest on top); checked to store
+    what ours stores."""
     with extraction_at_parse_speed(digest=digest):
         if shards:
             return shard_pipeline(paths, unwritten=unwritten)
@@ -455,14 +435,12 @@ def one_repetition(paths: list[Path]) -> dict[str, float]:
         "full text later: the ingest": later,
         "full text later: the indexing pass after it": index,
         "full text later: both": later + index,
-        "no identity digest, no write": no_digest_no_write(paths),
         "shards: workers write them, the writer merges": shard_pipeline(paths),
-        "shards, and no identity digest": shard_pipeline(paths, digest=False),
         "shards, and no event rows": shard_pipeline(paths, unwritten=("events",)),
         "extraction at parse speed (stand-in), ours": at_parse_speed(paths, shards=False),
         "extraction at parse speed (stand-in), shards": at_parse_speed(paths, shards=True),
         "the same, and no event rows": at_parse_speed(paths, shards=True, unwritten=("events",)),
-        "extraction at parse speed + today's identity digest (stand-in), shards": at_parse_speed(
+        "the same, shards, + every event's identity digest (the eager identity)": at_parse_speed(
             paths, shards=True, digest=True
         ),
     }

@@ -19,7 +19,11 @@ def original_bytes(db: Database, recording_sha: str) -> bytes:
     ).fetchone()
     if row is None:
         raise NotFound(f"no original stored for recording {recording_sha[:12]}")
-    codec, data = row
+    return decompressed(*row)
+
+
+def decompressed(codec: str, data: Any) -> bytes:
+    """An original's stored bytes (`codec`: how ingest compressed them) as they were ingested."""
     if codec == "zstd":
         import zstandard
 

@@ -16,6 +16,7 @@ from store import labels
 from store.db.ingest import ingest
 from store.db.reextract import reextract
 from store.reading.decode import ENVELOPE_FORMAT
+from store.recordings import original_bytes
 from tests.conftest import FIXTURE_RECORDINGS
 
 BARE = FIXTURE_RECORDINGS / "capped-recording-maxEvents-150.json"
@@ -175,8 +176,14 @@ def test_an_old_database_gets_each_runs_source_and_keeps_its_labels(tmp_path: Pa
     rows = _json(["runs", "--json", "--db", str(db_file)])
     assert rows and all(r["sources"] == [r["source"]] for r in rows)
     assert db.execute("SELECT count(*) FROM run_sources WHERE content_id IS NULL").fetchone()[0] == len(rows)
-    assert reextract(db) == (2, [])  # fills each run's content identity
-    assert db.execute("SELECT count(*) FROM run_sources WHERE content_id IS NULL").fetchone()[0] == 0
+    assert reextract(db) == (2, [])
+    # its runs have no identity taken, and need none until the same run is read again from another file
+    bare = tmp_path / "again.json"
+    sha = db.execute("SELECT sha256 FROM recordings ORDER BY id LIMIT 1").fetchone()[0]
+    bare.write_bytes(original_bytes(db, sha))
+    again = envelope_of(bare, tmp_path / "again-envelope.json", indent=2)
+    assert ingest(db, [again], db_path=str(db_file)).merged_runs == 1
+    assert len(_json(["runs", "--json", "--db", str(db_file)])) == len(rows)
     assert (
         db.execute("SELECT count(*) FROM current_labels l JOIN findings f ON f.id = l.target_id").fetchone()[
             0
@@ -193,7 +200,7 @@ def test_a_run_stored_twice_before_stays_two_runs_with_their_labels(
 
     wrapped = envelope_of(CLAIMS, tmp_path / "claims-envelope.json")
     with monkeypatch.context() as m:  # as a build before m013 stored them: each recording its own run
-        m.setattr(writer, "_stored_elsewhere", lambda conn, x, own: {})
+        m.setattr(writer, "_stored_elsewhere", lambda conn, x, own, rec_id=None: {})
         ingest(db, [CLAIMS, wrapped], db_path=str(db_path))
     db.execute("UPDATE run_sources SET content_id = NULL")  # what m013 leaves on such runs
     db.execute("UPDATE recordings SET extractor_version = 3")

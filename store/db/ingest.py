@@ -37,6 +37,7 @@ from store.db.postgres import is_postgres, open_postgres, postgres_url
 from store.db.statistics import analyze_grown_tables, refresh_statistics
 from store.db.writer import (
     RECORDED_FIELD,
+    RUN_IDS_PER_QUERY,
     Prepared,
     group_written_last,
     note_source,
@@ -52,6 +53,7 @@ from store.db.writer import (
 from store.errors import DatabaseWriteError, RecordingError, StoreError
 from store.reading.decode import decode_recording
 from store.reading.extract import Extracted, extract
+from store.reading.identity import run_identities
 from store.reading.items import as_stored_text
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
 
@@ -124,8 +126,8 @@ _worker_db: Any = None
 _worker_db_path: str | None = None
 
 
-def _known_id(db_path: str | None, sha256: str) -> int | None:
-    """Look the hash up on a read-only connection of this process (workers have their own)."""
+def _lookup(db_path: str | None) -> Any:
+    """This process's read-only connection to the store (workers have their own), or None."""
     global _worker_db, _worker_db_path
     if db_path is None:
         return None
@@ -139,11 +141,36 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
             _worker_db_path = db_path
         except (sqlite3.Error, StoreError):
             return None
+    return _worker_db
+
+
+def _known_id(db_path: str | None, sha256: str) -> int | None:
+    """Look the hash up on a read-only connection of this process."""
+    lookup = _lookup(db_path)
+    if lookup is None:
+        return None
     try:
-        rows = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()
+        rows = lookup.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()
     except sqlite3.Error:
         return None
     return int(rows[0][0]) if rows else None  # fetchall: no statement left open holding a WAL snapshot
+
+
+def _stored_run_ids(db_path: str | None, run_ids: list[str]) -> bool:
+    """Whether a run of one of these ids is already stored (then the recording's run identities are taken
+    here, in the worker; the writer takes any it still needs, such as a run id met twice in one batch)."""
+    lookup = _lookup(db_path)
+    if lookup is None or not run_ids:
+        return False
+    try:
+        for start in range(0, len(run_ids), RUN_IDS_PER_QUERY):
+            chunk = run_ids[start : start + RUN_IDS_PER_QUERY]
+            marks = ", ".join("?" for _ in chunk)
+            if lookup.execute(f"SELECT 1 FROM runs WHERE run_id IN ({marks}) LIMIT 1", chunk).fetchall():
+                return True
+    except sqlite3.Error:
+        return False  # the writer takes what it needs
+    return False
 
 
 def _close_lookup() -> None:
@@ -169,6 +196,8 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
             rec = decode_recording(data, item.origin)
             extracted = extract(rec, sha256=sha, origin=item.origin, container=item.container, size=len(data))
             tuples = to_tuples(extracted)  # a million small tuples: no collector passes over them either
+            if _stored_run_ids(db_path, sorted({r["run_id"] for r in extracted.runs})):
+                extracted.identities.update(run_identities(data, item.origin, sha))
         finally:
             if was_enabled:
                 gc.enable()

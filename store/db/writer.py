@@ -14,7 +14,10 @@ from sqlite_utils import Database
 
 from store.db.connection import write_lock
 from store.db.schema import COLUMNS, SEARCH_DOC_BITS
+from store.errors import RecordingError
 from store.reading.extract import Extracted
+from store.reading.identity import run_identities
+from store.recordings import decompressed
 
 #: Bump when extraction changes, so `reviewer reextract` knows which recordings to rebuild.
 #: 2: delivery, read completeness, decisions; 3: a reused toolCallId keeps two calls, colliding finding ids both
@@ -148,7 +151,7 @@ def insert_rows(
     runs were such already-stored ones."""
     conn = db.conn
     tables = tuples if tuples is not None else to_tuples(x)
-    same = _stored_elsewhere(conn, x, own)
+    same = _stored_elsewhere(conn, x, own, rec_id)
     if same:
         tables = {t: [r for r in rows if r[_KEY_AT[t]] not in same] for t, rows in tables.items()}
         if x.recording.get("form") == "envelope":
@@ -254,32 +257,88 @@ ENVELOPE_STATED = (
 )
 
 
-#: Content identities looked up in one query (well under either backend's limit on parameters).
-_IDS_PER_QUERY = 500
+#: Run ids looked up in one query (well under either backend's limit on parameters).
+RUN_IDS_PER_QUERY = 500
 
 
-def _stored_elsewhere(conn: Any, x: Extracted, own: frozenset[str]) -> dict[str, str]:
+@dataclass(frozen=True)
+class _StoredRun:
+    key: str
+    recording_id: int
+    content_id: str | None
+
+
+def _stored_elsewhere(
+    conn: Any, x: Extracted, own: frozenset[str], rec_id: int | None = None
+) -> dict[str, str]:
     """This recording's run key -> the key of the same run (same content identity) stored from another one
-    (the first such key, when several are). One query for a recording's runs, not one per run: on PostgreSQL
-    each is a round trip the writer waits for (8% of its time for the event-heavy corpus's ten runs a file)."""
-    wanted = {key: cid for key, cid in x.identities.items() if key not in own and cid is not None}
-    ids = sorted(set(wanted.values()))
-    stored_under: dict[str, list[str]] = {}
-    for start in range(0, len(ids), _IDS_PER_QUERY):
-        chunk = ids[start : start + _IDS_PER_QUERY]
+    (the first such key, when several are).
+
+    The identities are taken here only for a run id already stored (`store.reading.identity`): this
+    recording's from `x.identities` when the worker took them, else from its original (stored as
+    `rec_id`), and a stored run's from `run_sources`, else from its recording's original (and kept there).
+    One query for a recording's run ids, not one per run: on PostgreSQL each is a round trip the writer
+    waits for."""
+    mine = {r["key"]: r["run_id"] for r in x.runs if r["key"] not in own}
+    stored = _stored_runs_of(conn, sorted(set(mine.values())))
+    read: dict[int, dict[str, str]] = {}  # recording id -> its identities, each original read once here
+    same: dict[str, str] = {}
+    for key, run_id in mine.items():
+        others = [run for run in stored.get(run_id, ()) if run.key != key]
+        if not others:
+            continue
+        if key not in x.identities and rec_id is not None:
+            x.identities.update(_identities_from_original(conn, rec_id))
+        ours = x.identities.get(key)
+        for run in others:
+            if ours is not None and ours == _identity_of_stored(conn, run, read):
+                same[key] = run.key
+                break
+    return same
+
+
+def _stored_runs_of(conn: Any, run_ids: list[str]) -> dict[str, list[_StoredRun]]:
+    """Run id -> the runs stored under it, in key order, each with its identity if one was taken."""
+    stored: dict[str, list[_StoredRun]] = {}
+    for start in range(0, len(run_ids), RUN_IDS_PER_QUERY):
+        chunk = run_ids[start : start + RUN_IDS_PER_QUERY]
         rows = conn.execute(
-            "SELECT DISTINCT s.content_id, s.run_key FROM run_sources s JOIN runs r ON r.key = s.run_key "
-            f"WHERE s.content_id IN ({', '.join('?' for _ in chunk)}) ORDER BY s.content_id, s.run_key",
+            "SELECT r.run_id, r.key, r.recording_id, "
+            "(SELECT max(s.content_id) FROM run_sources s WHERE s.run_key = r.key) "
+            f"FROM runs r WHERE r.run_id IN ({', '.join('?' for _ in chunk)}) ORDER BY r.key",
             chunk,
         ).fetchall()
-        for content_id, run_key in rows:
-            stored_under.setdefault(str(content_id), []).append(str(run_key))
-    same: dict[str, str] = {}
-    for key, content_id in wanted.items():
-        other = next((k for k in stored_under.get(content_id, ()) if k != key), None)
-        if other is not None:
-            same[key] = other
-    return same
+        for run_id, key, recording_id, content_id in rows:
+            stored.setdefault(str(run_id), []).append(_StoredRun(str(key), int(recording_id), content_id))
+    return stored
+
+
+def _identity_of_stored(conn: Any, run: _StoredRun, read: dict[int, dict[str, str]]) -> str | None:
+    """A stored run's identity: the one taken before, else taken now from its recording's original (`read`
+    keeps each original's identities for the call) and kept on its sources (None if it cannot be read)."""
+    if run.content_id is not None:
+        return str(run.content_id)
+    if run.recording_id not in read:
+        read[run.recording_id] = _identities_from_original(conn, run.recording_id)
+    content_id = read[run.recording_id].get(run.key)
+    if content_id is not None:
+        conn.execute(
+            "UPDATE run_sources SET content_id = ? WHERE run_key = ? AND content_id IS NULL",
+            [content_id, run.key],
+        )
+    return content_id
+
+
+def _identities_from_original(conn: Any, rec_id: int) -> dict[str, str]:
+    """Every run identity of the stored recording `rec_id`, read from its original (none if it cannot be)."""
+    named = conn.execute("SELECT sha256, source FROM recordings WHERE id = ?", [rec_id]).fetchone()
+    original = conn.execute("SELECT codec, data FROM originals WHERE recording_id = ?", [rec_id]).fetchone()
+    if named is None or original is None:
+        return {}
+    try:
+        return run_identities(decompressed(*original), str(named[1]), str(named[0]))
+    except RecordingError:
+        return {}
 
 
 def _take_stated_facts(conn: Any, x: Extracted, same: dict[str, str]) -> None:

@@ -4,11 +4,10 @@ msgspec decodes the top level into Structs that declare only what review needs: 
 by the parser without building objects (the snapshot is ~88% of a recording and mostly irrelevant here),
 and the original bytes are kept elsewhere, so nothing is lost.
 
-The events are read whole, once, as plain objects in the same pass: a run's content identity is the
-digest of every event's canonical JSON, so every event has to be read whole anyway, and the payloads
-extraction reads come from the same objects. (Reading the events typed first, skipping the payloads no
-table takes, and whole again one by one for the digest cost a quarter more instructions.) A snapshot of an
-unexpected shape is ignored: the recording is read again without it.
+The events are read whole, once, as plain objects in the same pass: the payloads extraction reads come
+from them, and so, when it is asked for (`digests=True`, `store.reading.identity`), does a run's content
+identity, the digest of every event's canonical JSON. A snapshot of an unexpected shape is ignored: the
+recording is read again without it.
 """
 
 from __future__ import annotations
@@ -150,13 +149,15 @@ class Recording:
     configuration: dict[str, Any] | None
     producer: dict[str, Any] | None
     skipped_events: int
-    #: per kept event, a digest of the whole event as recorded (`event_digest`): a run's content identity
-    #: is made of its events' digests
+    #: per kept event, a digest of the whole event as recorded (`event_digest`), when decoded with
+    #: `digests=True` (else empty): a run's content identity is made of its events' digests
     event_digests: list[bytes] = field(default_factory=list)
 
 
-def decode_recording(data: bytes, origin: str) -> Recording:
-    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem."""
+def decode_recording(data: bytes, origin: str, *, digests: bool = False) -> Recording:
+    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem. With
+    `digests`, also each event's digest: about a quarter of preparing a recording, so taken only when a
+    run's identity is needed."""
     if not data:
         raise RecordingError("empty", f"{origin}: the file is empty")
     head = data[:8192]
@@ -186,7 +187,7 @@ def decode_recording(data: bytes, origin: str) -> Recording:
         if "invalid utf-8" in text.lower() or "utf-8" in text.lower():
             raise RecordingError("binary", f"{origin}: not valid UTF-8 text ({text})") from exc
         raise RecordingError("not-json", f"{origin}: not valid JSON ({text})") from exc
-    return _to_recording(top, origin)
+    return _to_recording(top, origin, digests)
 
 
 _META_LIST = list[Meta | None]
@@ -210,7 +211,7 @@ def _shape_error(data: bytes, origin: str, exc: msgspec.ValidationError) -> Reco
     return RecordingError("bad-shape", f"{origin}: not a recording of a known shape ({text})")
 
 
-def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
+def _to_recording(top: TopLevel | LooseTopLevel, origin: str, digests: bool) -> Recording:
     if top.format is not None or top.recording is not None:
         if top.format == 1 and top.recording is None:
             raise RecordingError(
@@ -257,5 +258,5 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str) -> Recording:
         configuration=top.configuration if isinstance(top.configuration, dict) else None,
         producer=top.producer if isinstance(top.producer, dict) else None,
         skipped_events=len(events) - len(kept),
-        event_digests=[event_digest(e) for e in kept],
+        event_digests=[event_digest(e) for e in kept] if digests else [],
     )

@@ -22,8 +22,6 @@ from store.reading.extract.walk import (
     as_str,
     group_runs,
     last_real_run,
-    run_content_id,
-    run_key_for,
 )
 from store.reading.outcome import classify_outcome
 from store.reading.text import dumps
@@ -54,14 +52,10 @@ def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: i
             "envelope_run": dumps(rec.envelope_run),
         }
     )
-    digests = rec.event_digests
     for run_id, indexes in groups.items():
         shared = rec.shared_state if run_id == snapshot_run else None
         run_env = env_run if (env_run and (env_run.get("runId") == run_id or len(groups) == 1)) else {}
         _extract_run(RunWalk(out, rec, run_id, indexes, shared, run_env, sha256, shorts, payloads))
-        out.identities[run_key_for(run_id, sha256)] = run_content_id(
-            run_id, [digests[i] for i in indexes], shared
-        )
     return out
 
 

@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import msgspec
 import orjson
 
 from store.reading.decode import MetaView, Recording, SharedState
 from store.reading.decode import short_type as short_type  # re-exported: the walk's callers read it here
-from store.reading.text import as_text, canonical
+from store.reading.text import as_text
 
 CONSUMER_SCOPE = "consumer-scope"
 #: coverage lists that name a gap in what a call could see
@@ -36,8 +35,8 @@ class Extracted:
     findings: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     search: list[dict[str, Any]] = field(default_factory=list)
-    #: run key -> the run's content identity (`run_content_id`): the same run read from two containers
-    #: (a bare recording and its envelope, a bundle, an artifact) has one identity, so it is stored once
+    #: run key -> the run's content identity (`store.reading.identity`), for the runs whose identity was
+    #: taken before the write (their run id was already stored); the writer takes any other it needs
     identities: dict[str, str] = field(default_factory=dict)
 
 
@@ -79,17 +78,6 @@ def stable_id(prefix: str, *parts: Any) -> str:
     """An id that depends only on the recording's content and the item's place in it."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:20]}"
-
-
-def run_content_id(run_id: str, event_digests: list[bytes], shared: SharedState | None) -> str:
-    """What a run IS, whatever container it was read from: its run id, its events (each by the digest of its
-    canonical JSON, `decode.event_digest`: keys sorted, so a re-serialised copy is the same run) and the
-    snapshot state read for it. Two recordings of one run id whose events differ (a changed recording) have
-    different identities."""
-    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
-    digest.update(b"".join(event_digests) + b"\x1f")
-    digest.update(canonical(msgspec.to_builtins(shared) if shared is not None else None))
-    return "rc-" + digest.hexdigest()
 
 
 def run_key_for(run_id: str, sha256: str) -> str:
