@@ -363,7 +363,7 @@ def extraction_at_parse_speed(*, digest: bool = False) -> Iterator[None]:
     import orjson
 
     import store.db.ingest as ingest_module
-    from store.reading.decode import event_digest
+    from store.reading.identity import event_digest
 
     def parsed(data: bytes, origin: str) -> Any:
         doc = orjson.loads(data)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlite_utils import Database
 
-import store.reading.decode as decode
+import store.reading.identity as identity
 from store.db.ingest import ingest
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
 from tests.test_run_sources import envelope_of
@@ -33,13 +33,13 @@ def _sources(db: Database) -> list[tuple[str, str | None]]:
 def digests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many event digests this process takes (the ingests below run in one process)."""
     taken: list[int] = []
-    real = decode.event_digest
+    real = identity.event_digest
 
     def counted(event: Any) -> bytes:
         taken.append(1)
         return real(event)
 
-    monkeypatch.setattr(decode, "event_digest", counted)
+    monkeypatch.setattr(identity, "event_digest", counted)
     return taken
 
 
@@ -92,3 +92,17 @@ def test_a_changed_recording_of_a_stored_run_is_a_second_run(
     sources = _sources(db)
     assert len({k for k, _ in sources}) == 2, "two runs of one run id"
     assert None not in {cid for _, cid in sources} and len({cid for _, cid in sources}) == 2
+
+
+@both_backends
+def test_an_identity_that_cannot_be_taken_keeps_the_two_runs_apart_and_loses_nothing(
+    db: Database, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(event: Any) -> bytes:
+        raise RuntimeError("no digest today")
+
+    monkeypatch.setattr(identity, "event_digest", broken)
+    copy = envelope_of(BARE, tmp_path / "envelope.json", indent=2)
+    report = ingest(db, [BARE, copy], db_path=str(db_path), workers=1)
+    assert report.stored == 2 and not report.quarantined and report.merged_runs == 0
+    assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 2, "both kept, each with its own source"

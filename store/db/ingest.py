@@ -37,13 +37,14 @@ from store.db.postgres import is_postgres, open_postgres, postgres_url
 from store.db.statistics import analyze_grown_tables, refresh_statistics
 from store.db.writer import (
     RECORDED_FIELD,
-    RUN_IDS_PER_QUERY,
     Prepared,
     group_written_last,
+    identities_from_original,
     note_source,
     note_source_in,
     out_of_range_cell,
     runs_stored_elsewhere,
+    stored_runs_of,
     to_tuples,
     write_quarantine,
     write_quarantine_in,
@@ -51,11 +52,12 @@ from store.db.writer import (
     write_recording_in,
 )
 from store.errors import DatabaseWriteError, RecordingError, StoreError
-from store.reading.decode import decode_recording
+from store.reading.decode import Recording, decode_recording
 from store.reading.extract import Extracted, extract
-from store.reading.identity import run_identities
+from store.reading.identity import recording_identities, run_identities
 from store.reading.items import as_stored_text
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
+from store.recordings import decompressed
 
 CODEC = "zstd"
 ZSTD_LEVEL = 3
@@ -156,21 +158,32 @@ def _known_id(db_path: str | None, sha256: str) -> int | None:
     return int(rows[0][0]) if rows else None  # fetchall: no statement left open holding a WAL snapshot
 
 
-def _stored_run_ids(db_path: str | None, run_ids: list[str]) -> bool:
-    """Whether a run of one of these ids is already stored (then the recording's run identities are taken
-    here, in the worker; the writer takes any it still needs, such as a run id met twice in one batch)."""
-    lookup = _lookup(db_path)
-    if lookup is None or not run_ids:
-        return False
+def _identities_if_met_again(
+    db_path: str | None, rec: Recording, sha: str, group_run_ids: set[str] | None = None
+) -> dict[str, str]:
+    """When a run id of this recording is already stored, or met earlier in its group, the identities the
+    writer will compare (this recording's, from its events while they are still decoded, and a stored
+    run's that has none kept, from its original), taken here in the worker so the one process that writes
+    decodes nothing. A run seen once needs none (`store.reading.identity`)."""
+    run_ids = sorted({m.runId for m in rec.metas if isinstance(m.runId, str)})
+    met_in_group = group_run_ids is not None and not group_run_ids.isdisjoint(run_ids)
+    if group_run_ids is not None:
+        group_run_ids.update(run_ids)
+    identities: dict[str, str] = {}
     try:
-        for start in range(0, len(run_ids), RUN_IDS_PER_QUERY):
-            chunk = run_ids[start : start + RUN_IDS_PER_QUERY]
-            marks = ", ".join("?" for _ in chunk)
-            if lookup.execute(f"SELECT 1 FROM runs WHERE run_id IN ({marks}) LIMIT 1", chunk).fetchall():
-                return True
-    except sqlite3.Error:
-        return False  # the writer takes what it needs
-    return False
+        if met_in_group:
+            identities = recording_identities(rec, sha)
+        lookup = _lookup(db_path)
+        stored = stored_runs_of(lookup, run_ids) if lookup is not None and run_ids else {}
+        if stored and not identities:
+            identities = recording_identities(rec, sha)
+        for rec_id in sorted(
+            {run.recording_id for runs in stored.values() for run in runs if not run.content_id}
+        ):
+            identities.update(identities_from_original(lookup, rec_id))
+    except Exception:  # noqa: BLE001 - the writer takes what it still needs; the recording is read anyway
+        pass
+    return identities
 
 
 def _close_lookup() -> None:
@@ -181,8 +194,11 @@ def _close_lookup() -> None:
     _worker_db, _worker_db_path = None, None
 
 
-def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | Failure:
-    """Read, hash, decode, extract and compress one source. Never raises."""
+def prepare(
+    item: SourceItem, db_path: str | None = None, group_run_ids: set[str] | None = None
+) -> Prepared | Known | Failure:
+    """Read, hash, decode, extract and compress one source. Never raises. `group_run_ids`: the run ids of
+    the group's recordings prepared before it (this one's are added)."""
     sha: str | None = None
     try:
         data = read_source(item)
@@ -193,11 +209,12 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
         was_enabled = gc.isenabled()
         gc.disable()  # nested JSON parses 2-5x faster without the cyclic collector
         try:
-            rec = decode_recording(data, item.origin)
+            rec = decode_recording(data, item.origin, keep_events=True)
+            identities = _identities_if_met_again(db_path, rec, sha, group_run_ids)
+            rec.events = None  # what extraction reads is in the per-event views
             extracted = extract(rec, sha256=sha, origin=item.origin, container=item.container, size=len(data))
+            extracted.identities.update(identities)
             tuples = to_tuples(extracted)  # a million small tuples: no collector passes over them either
-            if _stored_run_ids(db_path, sorted({r["run_id"] for r in extracted.runs})):
-                extracted.identities.update(run_identities(data, item.origin, sha))
         finally:
             if was_enabled:
                 gc.enable()
@@ -450,7 +467,38 @@ def _write_failure(prepared: Prepared, exc: BaseException) -> Failure:
 
 def _prepare_group(items: list[SourceItem], db_path: str) -> list[Prepared | Known | Failure]:
     """In a worker: prepare a group of sources for the writer (the parent), sending only what it writes."""
-    return [slim(prepare(item, db_path)) for item in items]
+    return [slim(result) for result in prepared_group(items, db_path)]
+
+
+def prepared_group(items: list[SourceItem], db_path: str | None) -> list[Prepared | Known | Failure]:
+    """Each source of a group prepared, and the identities its runs are compared by taken where a run id
+    recurs within the group (a recording beside its envelope), here rather than in the writer."""
+    run_ids: set[str] = set()
+    results = [prepare(item, db_path, run_ids) for item in items]
+    _identities_within(results)
+    return results
+
+
+def _identities_within(results: list[Prepared | Known | Failure]) -> None:
+    """For every run id that two recordings of the group share, the identities of both (`run_identities`,
+    from each one's compressed original): the writer compares them when it writes the second, and would
+    otherwise read both from the originals itself, on the one process that writes."""
+    holders: dict[str, list[Prepared]] = {}
+    for result in results:
+        if isinstance(result, Prepared):
+            for run in result.extracted.runs:
+                holders.setdefault(run["run_id"], []).append(result)
+    for run_id, prepared in holders.items():
+        if len(prepared) < 2:
+            continue
+        for result in prepared:
+            x = result.extracted
+            if any(r["run_id"] == run_id and r["key"] not in x.identities for r in x.runs):
+                try:
+                    data = decompressed(result.codec, result.original)
+                    x.identities.update(run_identities(data, x.recording["source"], x.recording["sha256"]))
+                except Exception:  # noqa: BLE001 - the writer takes what it still needs
+                    continue
 
 
 def slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
@@ -464,7 +512,7 @@ def slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
 
 def _here(db: Database, group: list[SourceItem], db_path: str | None) -> Iterator[tuple[SourceItem, Outcome]]:
     """Prepare and write one group in this process."""
-    yield from zip(group, _write_group(db, [prepare(item, db_path) for item in group], db_path), strict=True)
+    yield from zip(group, _write_group(db, prepared_group(group, db_path), db_path), strict=True)
 
 
 def _write_group(

@@ -14,7 +14,6 @@ from sqlite_utils import Database
 
 from store.db.connection import write_lock
 from store.db.schema import COLUMNS, SEARCH_DOC_BITS
-from store.errors import RecordingError
 from store.reading.extract import Extracted
 from store.reading.identity import run_identities
 from store.recordings import decompressed
@@ -262,7 +261,9 @@ RUN_IDS_PER_QUERY = 500
 
 
 @dataclass(frozen=True)
-class _StoredRun:
+class StoredRun:
+    """A stored run of a run id being looked up, with its content identity if one was taken."""
+
     key: str
     recording_id: int
     content_id: str | None
@@ -274,13 +275,14 @@ def _stored_elsewhere(
     """This recording's run key -> the key of the same run (same content identity) stored from another one
     (the first such key, when several are).
 
-    The identities are taken here only for a run id already stored (`store.reading.identity`): this
-    recording's from `x.identities` when the worker took them, else from its original (stored as
-    `rec_id`), and a stored run's from `run_sources`, else from its recording's original (and kept there).
+    The identities are compared only for a run id already stored (`store.reading.identity`). The worker
+    took them when its look-up found the run id stored (`x.identities`: this recording's, and a stored
+    run's that had none); the writer takes any still missing, as for a run id met twice in one batch, from
+    the originals (this recording's is stored as `rec_id`). A stored run's identity is kept on its sources.
     One query for a recording's run ids, not one per run: on PostgreSQL each is a round trip the writer
     waits for."""
     mine = {r["key"]: r["run_id"] for r in x.runs if r["key"] not in own}
-    stored = _stored_runs_of(conn, sorted(set(mine.values())))
+    stored = stored_runs_of(conn, sorted(set(mine.values())))
     read: dict[int, dict[str, str]] = {}  # recording id -> its identities, each original read once here
     same: dict[str, str] = {}
     for key, run_id in mine.items():
@@ -288,18 +290,18 @@ def _stored_elsewhere(
         if not others:
             continue
         if key not in x.identities and rec_id is not None:
-            x.identities.update(_identities_from_original(conn, rec_id))
+            x.identities.update(identities_from_original(conn, rec_id))
         ours = x.identities.get(key)
         for run in others:
-            if ours is not None and ours == _identity_of_stored(conn, run, read):
+            if ours is not None and ours == _identity_of_stored(conn, run, x.identities, read):
                 same[key] = run.key
                 break
     return same
 
 
-def _stored_runs_of(conn: Any, run_ids: list[str]) -> dict[str, list[_StoredRun]]:
+def stored_runs_of(conn: Any, run_ids: list[str]) -> dict[str, list[StoredRun]]:
     """Run id -> the runs stored under it, in key order, each with its identity if one was taken."""
-    stored: dict[str, list[_StoredRun]] = {}
+    stored: dict[str, list[StoredRun]] = {}
     for start in range(0, len(run_ids), RUN_IDS_PER_QUERY):
         chunk = run_ids[start : start + RUN_IDS_PER_QUERY]
         rows = conn.execute(
@@ -309,18 +311,23 @@ def _stored_runs_of(conn: Any, run_ids: list[str]) -> dict[str, list[_StoredRun]
             chunk,
         ).fetchall()
         for run_id, key, recording_id, content_id in rows:
-            stored.setdefault(str(run_id), []).append(_StoredRun(str(key), int(recording_id), content_id))
+            stored.setdefault(str(run_id), []).append(StoredRun(str(key), int(recording_id), content_id))
     return stored
 
 
-def _identity_of_stored(conn: Any, run: _StoredRun, read: dict[int, dict[str, str]]) -> str | None:
-    """A stored run's identity: the one taken before, else taken now from its recording's original (`read`
-    keeps each original's identities for the call) and kept on its sources (None if it cannot be read)."""
+def _identity_of_stored(
+    conn: Any, run: StoredRun, known: dict[str, str], read: dict[int, dict[str, str]]
+) -> str | None:
+    """A stored run's identity: the one kept on its sources, else the worker's (`known`), else taken now from
+    its recording's original (`read` keeps each original's identities for the call); a new one is kept on
+    its sources (None if the original cannot be read)."""
     if run.content_id is not None:
         return str(run.content_id)
-    if run.recording_id not in read:
-        read[run.recording_id] = _identities_from_original(conn, run.recording_id)
-    content_id = read[run.recording_id].get(run.key)
+    content_id = known.get(run.key)
+    if content_id is None:
+        if run.recording_id not in read:
+            read[run.recording_id] = identities_from_original(conn, run.recording_id)
+        content_id = read[run.recording_id].get(run.key)
     if content_id is not None:
         conn.execute(
             "UPDATE run_sources SET content_id = ? WHERE run_key = ? AND content_id IS NULL",
@@ -329,7 +336,7 @@ def _identity_of_stored(conn: Any, run: _StoredRun, read: dict[int, dict[str, st
     return content_id
 
 
-def _identities_from_original(conn: Any, rec_id: int) -> dict[str, str]:
+def identities_from_original(conn: Any, rec_id: int) -> dict[str, str]:
     """Every run identity of the stored recording `rec_id`, read from its original (none if it cannot be)."""
     named = conn.execute("SELECT sha256, source FROM recordings WHERE id = ?", [rec_id]).fetchone()
     original = conn.execute("SELECT codec, data FROM originals WHERE recording_id = ?", [rec_id]).fetchone()
@@ -337,7 +344,7 @@ def _identities_from_original(conn: Any, rec_id: int) -> dict[str, str]:
         return {}
     try:
         return run_identities(decompressed(*original), str(named[1]), str(named[0]))
-    except RecordingError:
+    except Exception:  # noqa: BLE001 - an identity not taken only keeps two runs apart: nothing is lost
         return {}
 
 

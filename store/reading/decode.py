@@ -5,21 +5,19 @@ by the parser without building objects (the snapshot is ~88% of a recording and 
 and the original bytes are kept elsewhere, so nothing is lost.
 
 The events are read whole, once, as plain objects in the same pass: the payloads extraction reads come
-from them, and so, when it is asked for (`digests=True`, `store.reading.identity`), does a run's content
-identity, the digest of every event's canonical JSON. A snapshot of an unexpected shape is ignored: the
-recording is read again without it.
+from them. `events_for_identity` reads the same way only what a run's content identity hashes
+(`store.reading.identity`). A snapshot of an unexpected shape is ignored: the recording is read again
+without it.
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import msgspec
 
 from store.errors import RecordingError
-from store.reading.text import canonical
 
 ENVELOPE_FORMAT = "agentfootprint.recording.v1"
 
@@ -124,11 +122,6 @@ class LooseTopLevel(msgspec.Struct, gc=False):
     snapshot = None
 
 
-def event_digest(event: Any) -> bytes:
-    """What one recorded event is, whatever its serialisation: its canonical JSON's digest."""
-    return hashlib.blake2b(canonical(event), digest_size=16).digest()
-
-
 _DECODER = msgspec.json.Decoder(TopLevel)
 _LOOSE_DECODER = msgspec.json.Decoder(LooseTopLevel)
 
@@ -149,15 +142,41 @@ class Recording:
     configuration: dict[str, Any] | None
     producer: dict[str, Any] | None
     skipped_events: int
-    #: per kept event, a digest of the whole event as recorded (`event_digest`), when decoded with
-    #: `digests=True` (else empty): a run's content identity is made of its events' digests
-    event_digests: list[bytes] = field(default_factory=list)
+    #: the decoded events themselves, which a run's identity hashes (`store.reading.identity`), when asked
+    #: for (`keep_events`): the ingest keeps them until it knows whether it needs them, and drops them
+    #: before the extraction, which reads the views above
+    events: list[dict[str, Any]] | None = None
 
 
-def decode_recording(data: bytes, origin: str, *, digests: bool = False) -> Recording:
-    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem. With
-    `digests`, also each event's digest: about a quarter of preparing a recording, so taken only when a
-    run's identity is needed."""
+@dataclass
+class EventsForIdentity:
+    """What a run's content identity is made of: the recording's events (those `Recording` keeps), each one's
+    recorded `meta.runId`, and the snapshot's sharedState."""
+
+    events: list[dict[str, Any]]
+    run_ids: list[Any]
+    shared_state: SharedState | None
+
+
+def decode_recording(data: bytes, origin: str, *, keep_events: bool = False) -> Recording:
+    """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem."""
+    return _to_recording(_decoded_top(data, origin), origin, keep_events)
+
+
+def events_for_identity(data: bytes, origin: str) -> EventsForIdentity:
+    """`data` read for its runs' identities only (none of the per-event views extraction reads), or the
+    RecordingError `decode_recording` raises."""
+    top = _decoded_top(data, origin)
+    _, snapshot, events = _unwrapped(top, origin)
+    kept = _kept(events)
+    return EventsForIdentity(
+        events=kept,
+        run_ids=[m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in kept],
+        shared_state=snapshot.sharedState if snapshot is not None else None,
+    )
+
+
+def _decoded_top(data: bytes, origin: str) -> TopLevel | LooseTopLevel:
     if not data:
         raise RecordingError("empty", f"{origin}: the file is empty")
     head = data[:8192]
@@ -187,7 +206,7 @@ def decode_recording(data: bytes, origin: str, *, digests: bool = False) -> Reco
         if "invalid utf-8" in text.lower() or "utf-8" in text.lower():
             raise RecordingError("binary", f"{origin}: not valid UTF-8 text ({text})") from exc
         raise RecordingError("not-json", f"{origin}: not valid JSON ({text})") from exc
-    return _to_recording(top, origin, digests)
+    return top
 
 
 _META_LIST = list[Meta | None]
@@ -211,7 +230,14 @@ def _shape_error(data: bytes, origin: str, exc: msgspec.ValidationError) -> Reco
     return RecordingError("bad-shape", f"{origin}: not a recording of a known shape ({text})")
 
 
-def _to_recording(top: TopLevel | LooseTopLevel, origin: str, digests: bool) -> Recording:
+def _kept(events: list[Any]) -> list[dict[str, Any]]:
+    """The events a recording is read from: objects with a string `type` (the others are counted skipped)."""
+    return [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
+
+
+def _unwrapped(top: TopLevel | LooseTopLevel, origin: str) -> tuple[str, Snapshot | None, list[Any]]:
+    """(form, snapshot, events) of a bare recording or of an envelope's, or the RecordingError that says why
+    it is neither."""
     if top.format is not None or top.recording is not None:
         if top.format == 1 and top.recording is None:
             raise RecordingError(
@@ -237,7 +263,12 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str, digests: bool) -> 
         )
     if not isinstance(events, list):
         raise RecordingError("bad-shape", f"{origin}: `events` is {type(events).__name__}, not a list")
-    kept = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
+    return form, snapshot, events
+
+
+def _to_recording(top: TopLevel | LooseTopLevel, origin: str, keep_events: bool) -> Recording:
+    form, snapshot, events = _unwrapped(top, origin)
+    kept = _kept(events)
     types = [e["type"] for e in kept]
     short_of: dict[str, str] = {}
     shorts = []
@@ -258,5 +289,5 @@ def _to_recording(top: TopLevel | LooseTopLevel, origin: str, digests: bool) -> 
         configuration=top.configuration if isinstance(top.configuration, dict) else None,
         producer=top.producer if isinstance(top.producer, dict) else None,
         skipped_events=len(events) - len(kept),
-        event_digests=[event_digest(e) for e in kept] if digests else [],
+        events=kept if keep_events else None,
     )

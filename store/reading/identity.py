@@ -9,17 +9,23 @@ by the worker when its look-up finds the run id stored, else by the writer from 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import msgspec
 
-from store.reading.decode import SharedState, decode_recording
-from store.reading.extract.walk import group_runs, last_real_run, run_key_for
+from store.reading.decode import Recording, SharedState, events_for_identity
+from store.reading.extract.walk import group_run_ids, last_real_run, run_key_for
 from store.reading.text import canonical
+
+
+def event_digest(event: Any) -> bytes:
+    """What one recorded event is, whatever its serialisation: its canonical JSON's digest."""
+    return hashlib.blake2b(canonical(event), digest_size=16).digest()
 
 
 def run_content_id(run_id: str, event_digests: list[bytes], shared: SharedState | None) -> str:
     """A run's identity: its run id, its events (each by the digest of its canonical JSON,
-    `decode.event_digest`: keys sorted, so a re-serialised copy is the same run) and the snapshot state read
+    `event_digest`: keys sorted, so a re-serialised copy is the same run) and the snapshot state read
     for it. Two recordings of one run id whose events differ (a changed recording) have different
     identities."""
     digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
@@ -31,14 +37,27 @@ def run_content_id(run_id: str, event_digests: list[bytes], shared: SharedState 
 def run_identities(data: bytes, origin: str, sha256: str) -> dict[str, str]:
     """Run key -> content identity, for every run of the recording `data` (whose hash is `sha256`). Raises
     RecordingError as `decode_recording` does."""
-    rec = decode_recording(data, origin, digests=True)
-    groups = group_runs(rec.metas)
+    read = events_for_identity(data, origin)
+    return _identities(read.events, read.run_ids, read.shared_state, sha256)
+
+
+def recording_identities(rec: Recording, sha256: str) -> dict[str, str]:
+    """`run_identities` of a recording decoded with `keep_events`, while it still holds them."""
+    if rec.events is None:
+        raise ValueError("the recording was decoded without its events, or they were dropped")
+    return _identities(rec.events, [meta.runId for meta in rec.metas], rec.shared_state, sha256)
+
+
+def _identities(
+    events: list[dict[str, Any]], run_ids: list[Any], shared: SharedState | None, sha256: str
+) -> dict[str, str]:
+    """Each run's identity, its runs grouped as extraction groups them."""
+    digests = [event_digest(e) for e in events]
+    groups = group_run_ids(run_ids)
     snapshot_run = last_real_run(groups)
     return {
         run_key_for(run_id, sha256): run_content_id(
-            run_id,
-            [rec.event_digests[i] for i in indexes],
-            rec.shared_state if run_id == snapshot_run else None,
+            run_id, [digests[i] for i in indexes], shared if run_id == snapshot_run else None
         )
         for run_id, indexes in groups.items()
     }

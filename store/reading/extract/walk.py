@@ -89,7 +89,12 @@ def run_key_for(run_id: str, sha256: str) -> str:
 
 
 def group_runs(metas: Sequence[MetaView]) -> dict[str, list[int]]:
-    """Event indexes per run id, in first-seen order.
+    """Event indexes per run id, in first-seen order (`group_run_ids` of each event's `meta.runId`)."""
+    return group_run_ids([meta.runId for meta in metas])
+
+
+def group_run_ids(run_ids: Sequence[Any]) -> dict[str, list[int]]:
+    """Event indexes per run id (each event's recorded `meta.runId`, in event order), in first-seen order.
 
     `consumer-scope` (pause/resume) and run-less events belong to the run they interrupt: the run of
     the nearest preceding event with a real id (or the next one, at the very start).
@@ -97,8 +102,7 @@ def group_runs(metas: Sequence[MetaView]) -> dict[str, list[int]]:
     groups: dict[str, list[int]] = {}
     pending: list[int] = []
     current: str | None = None
-    for index, meta in enumerate(metas):
-        run_id = meta.runId
+    for index, run_id in enumerate(run_ids):
         if not isinstance(run_id, str):
             run_id = None
         if run_id is None or run_id == CONSUMER_SCOPE:
