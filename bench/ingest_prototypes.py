@@ -33,10 +33,9 @@ the collector paused: the reference of `bench.scale`):
   they are), through ours and through the shard pipeline: the measured answer to what would meet 2x the
   careful peer; and the same with no row of the `events` table written (each run's timeline would be read
   from its recording's compressed original when the run is opened): what is left when the writer writes
-  no row a peer writes; and, with the shards, the stand-in paying an identity digest of every event on top
-  of its parse (each event's canonical JSON and blake2b: native calls already), as ingest did before it
-  took a run's identity only when its run id is met again (2026-12-05): what that change is worth to a
-  compiled decoder-extractor;
+  no row a peer writes; and, with the shards, the stand-in paying today's run identity on top of its parse
+  (`store.reading.identity`: each run's events as canonical JSON, one SHA-256 a run; native calls already),
+  which a compiled decoder-extractor that keeps the identity as it is could not avoid;
 - the careful peer (`bench.scale.careful_peer`: orjson and sqlite-utils `insert_all`, one transaction a
   file, one core, its batch size tuned on these files), the second reference of every line.
 """
@@ -357,21 +356,22 @@ def extract_beforehand(paths: list[Path]) -> None:
 @contextmanager
 def extraction_at_parse_speed(*, digest: bool = False) -> Iterator[None]:
     """Inside the block, `decode_recording` is one `orjson.loads` and `extract` and `to_tuples` hand back the
-    rows `extract_beforehand` kept. With `digest`, the decode also takes every event's identity digest
-    (`event_digest`: canonical JSON and blake2b, both native already), as ingest did before it took a run's
-    identity only when its run id is met again."""
+    rows `extract_beforehand` kept (their identities taken then). With `digest`, the decode also takes each
+    run's identity as ingest takes it (`identities_of_events`: canonical JSON and SHA-256, native already):
+    what a compiled decoder-extractor that keeps today's identity pays."""
     import orjson
 
     import store.db.ingest as ingest_module
-    from store.reading.identity import event_digest
+    from store.reading.identity import identities_of_events
 
     def parsed(data: bytes, origin: str) -> Any:
         doc = orjson.loads(data)
         if digest:
             inner = doc.get("recording")
             events = (inner if isinstance(inner, dict) else doc).get("events")
-            for event in events if isinstance(events, list) else ():
-                event_digest(event)
+            events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+            run_ids = [m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in events]
+            identities_of_events(events, run_ids, None, "0" * 64)
         return origin
 
     tuples_of = {id(extracted): tuples for extracted, tuples in _EXTRACTED.values()}
@@ -391,8 +391,8 @@ def at_parse_speed(
     paths: list[Path], *, shards: bool, unwritten: tuple[str, ...] = (), digest: bool = False
 ) -> float:
     """Seconds of the ingest (ours, or the shard pipeline, leaving the tables `unwritten` empty) with
-    extraction at parse speed (and with `digest`, every event's identity digest on top); checked to store
-    what ours stores."""
+    extraction at parse speed (and with `digest`, today's run identity on top); checked to store what ours
+    stores."""
     with extraction_at_parse_speed(digest=digest):
         if shards:
             return shard_pipeline(paths, unwritten=unwritten)
@@ -440,7 +440,7 @@ def one_repetition(paths: list[Path]) -> dict[str, float]:
         "extraction at parse speed (stand-in), ours": at_parse_speed(paths, shards=False),
         "extraction at parse speed (stand-in), shards": at_parse_speed(paths, shards=True),
         "the same, and no event rows": at_parse_speed(paths, shards=True, unwritten=("events",)),
-        "the same, shards, + every event's identity digest (the eager identity)": at_parse_speed(
+        "extraction at parse speed + today's run identity (stand-in), shards": at_parse_speed(
             paths, shards=True, digest=True
         ),
     }

@@ -649,29 +649,53 @@ def test_the_no_answer_count_reads_only_runs_with_no_answer(store: Database) -> 
     assert steps < 10 * expected, f"{steps} steps to count {expected} runs of {RUNS}"
 
 
-def test_ingest_looks_up_a_recordings_runs_already_stored_by_their_run_ids(store: Database) -> None:
-    """The writer asks once per recording which of its run ids are stored already (only those runs' content
-    identities are then taken): read from `runs_run_id`, each match's identity from its sources' key, no
-    table scanned."""
+def test_ingest_looks_up_a_recordings_runs_already_stored_from_the_content_index(store: Database) -> None:
+    """The writer asks once per recording which of its runs are stored from another one (their content
+    identities): read from `run_sources_content`, each match joined to its run by key, no table scanned."""
+    from types import SimpleNamespace
+
+    from store.db import writer
+
+    identities = {f"run-{n}@0123456789": f"{n:032x}" for n in range(10)}
+    recording = SimpleNamespace(identities=identities, runs=[])
+    statements = _statements(store, lambda: writer._stored_elsewhere(store.conn, recording, frozenset()))
+    assert len(statements) == 1
+    plan = [r[3] for r in store.execute("EXPLAIN QUERY PLAN " + statements[0]).fetchall()]
+    assert any("run_sources_content" in step for step in plan), plan
+    assert not [step for step in plan if step.startswith("SCAN ") and not _HARMLESS_SCAN.match(step)], plan
+
+
+def test_stored_runs_that_keep_no_identity_are_looked_up_by_run_id_and_their_original(
+    store: Database,
+) -> None:
+    """A store older than schema m032 keeps no identity (this generated one keeps none): the writer reads
+    the stored runs of the recording's run ids from `runs_run_id`, then the one original they were read
+    from, once, each by its key; no table scanned."""
     from types import SimpleNamespace
 
     from store.db import writer
 
     run_ids = [r[0] for r in store.execute("SELECT run_id FROM runs ORDER BY key LIMIT 3")]
+    store.execute(  # each its source, as a real store has them, with no identity kept
+        "INSERT OR IGNORE INTO run_sources (run_key, recording_id, content_id) "
+        f"SELECT key, recording_id, NULL FROM runs WHERE run_id IN ({', '.join('?' for _ in run_ids)})",
+        run_ids,
+    )
     keys = [f"{run_id}@0123456789" for run_id in run_ids]
     recording = SimpleNamespace(
         runs=[{"key": k, "run_id": r} for k, r in zip(keys, run_ids, strict=True)],
-        identities=dict.fromkeys(keys, "rc-never-stored"),  # taken by the worker: different runs
+        identities=dict.fromkeys(keys, "rc2-never-stored"),  # not one of them: different runs
     )
     statements = _statements(store, lambda: writer._stored_elsewhere(store.conn, recording, frozenset()))
-    lookup, *originals = statements
+    content, missing, by_run_id, *originals = statements
+    assert "run_sources s" in content and "content_id IS NULL LIMIT 1" in missing
     assert [re.sub(r"\d+$", "?", sql) for sql in originals] == [
         "SELECT sha256, source FROM recordings WHERE id = ?",
         "SELECT codec, data FROM originals WHERE recording_id = ?",
-    ], "the stored runs' identities (none kept in this store), from their one recording's original, read once"
+    ], "the stored runs' identities from their one recording's original, read once"
     for sql in statements:
         plan = [r[3] for r in store.execute("EXPLAIN QUERY PLAN " + sql).fetchall()]
         assert not [step for step in plan if step.startswith("SCAN ") and not _HARMLESS_SCAN.match(step)], (
             plan
         )
-    assert any("runs_run_id" in r[3] for r in store.execute("EXPLAIN QUERY PLAN " + lookup).fetchall())
+    assert any("runs_run_id" in r[3] for r in store.execute("EXPLAIN QUERY PLAN " + by_run_id).fetchall())

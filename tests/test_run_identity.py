@@ -1,6 +1,8 @@
-"""A run's content identity is taken only when another run of its run id is stored: a run read once costs no
-digest of its events, and the same run read again from another file (in a later ingest or the same batch) is
-still one run with both sources, while a changed recording of it stays a second run."""
+"""A run's content identity: the same run read again from another file (later, or in the same batch) is one
+run with both sources and one identity kept on both; a changed recording of it is a second run; a store
+whose identities are of the older form (schema m032 forgets them) still recognises a run read again, its
+identity taken from the stored original; an identity that cannot be taken keeps two runs apart and loses
+nothing."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from sqlite_utils import Database
 
 import store.reading.identity as identity
 from store.db.ingest import ingest
+from store.db.schema import m032_run_identities_of_one_digest
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
 from tests.test_run_sources import envelope_of
 
@@ -29,38 +32,19 @@ def _sources(db: Database) -> list[tuple[str, str | None]]:
     ]
 
 
-@pytest.fixture
-def digests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many event digests this process takes (the ingests below run in one process)."""
-    taken: list[int] = []
-    real = identity.event_digest
-
-    def counted(event: Any) -> bytes:
-        taken.append(1)
-        return real(event)
-
-    monkeypatch.setattr(identity, "event_digest", counted)
-    return taken
-
-
 @both_backends
-def test_a_run_read_once_takes_no_digest_and_a_second_copy_of_it_is_the_same_run(
-    db: Database, db_path: Path, tmp_path: Path, digests: list[int]
+def test_a_second_copy_of_a_run_read_later_is_the_same_run_with_one_identity(
+    db: Database, db_path: Path, tmp_path: Path
 ) -> None:
-    first = ingest(db, [BARE], db_path=str(db_path), workers=1)
+    first = ingest(db, [BARE], db_path=str(db_path))
     assert first.stored == 1 and first.runs == 1
-    assert not digests, "a run seen once needs no identity"
-    [(key, identity)] = _sources(db)
-    assert identity is None
+    [(key, kept)] = _sources(db)
+    assert kept is not None and kept.startswith(identity.PREFIX)
 
     copy = envelope_of(BARE, tmp_path / "envelope.json", indent=2)
-    second = ingest(db, [copy], db_path=str(db_path), workers=1)
+    second = ingest(db, [copy], db_path=str(db_path))
     assert second.stored == 1 and second.merged_runs == 1
-    events = len(json.loads(BARE.read_text())["events"])
-    assert len(digests) == 2 * events, "both copies' identities taken, each once"
-    sources = _sources(db)
-    assert [k for k, _ in sources] == [key, key], "one run, read from both files"
-    assert sources[0][1] is not None and sources[0][1] == sources[1][1], "the same identity kept on both"
+    assert _sources(db) == [(key, kept), (key, kept)], "one run, read from both files, one identity"
     assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
 
 
@@ -95,14 +79,32 @@ def test_a_changed_recording_of_a_stored_run_is_a_second_run(
 
 
 @both_backends
+def test_a_store_with_identities_of_the_older_form_still_knows_a_run_read_again(
+    db: Database, db_path: Path, tmp_path: Path
+) -> None:
+    ingest(db, [BARE], db_path=str(db_path))
+    [(key, kept)] = _sources(db)
+    db.execute("UPDATE run_sources SET content_id = 'rc-0123456789abcdef0123456789abcdef'")  # the old form
+    m032_run_identities_of_one_digest(db)
+    assert _sources(db) == [(key, None)]
+
+    copy = envelope_of(BARE, tmp_path / "envelope.json", indent=2)
+    assert ingest(db, [copy], db_path=str(db_path)).merged_runs == 1
+    assert _sources(db) == [(key, kept), (key, kept)], (
+        "the stored run's identity taken from its original, kept"
+    )
+
+
+@both_backends
 def test_an_identity_that_cannot_be_taken_keeps_the_two_runs_apart_and_loses_nothing(
     db: Database, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(event: Any) -> bytes:
-        raise RuntimeError("no digest today")
+    def broken(*_: Any) -> str:
+        raise RuntimeError("no identity today")
 
-    monkeypatch.setattr(identity, "event_digest", broken)
+    monkeypatch.setattr(identity, "run_content_id", broken)
     copy = envelope_of(BARE, tmp_path / "envelope.json", indent=2)
     report = ingest(db, [BARE, copy], db_path=str(db_path), workers=1)
     assert report.stored == 2 and not report.quarantined and report.merged_runs == 0
     assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 2, "both kept, each with its own source"
+    assert {cid for _, cid in _sources(db)} == {None}

@@ -39,12 +39,10 @@ from store.db.writer import (
     RECORDED_FIELD,
     Prepared,
     group_written_last,
-    identities_from_original,
     note_source,
     note_source_in,
     out_of_range_cell,
     runs_stored_elsewhere,
-    stored_runs_of,
     to_tuples,
     write_quarantine,
     write_quarantine_in,
@@ -52,12 +50,11 @@ from store.db.writer import (
     write_recording_in,
 )
 from store.errors import DatabaseWriteError, RecordingError, StoreError
-from store.reading.decode import Recording, decode_recording
+from store.reading.decode import decode_recording
 from store.reading.extract import Extracted, extract
-from store.reading.identity import recording_identities, run_identities
+from store.reading.identity import taken_identities
 from store.reading.items import as_stored_text
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
-from store.recordings import decompressed
 
 CODEC = "zstd"
 ZSTD_LEVEL = 3
@@ -128,8 +125,8 @@ _worker_db: Any = None
 _worker_db_path: str | None = None
 
 
-def _lookup(db_path: str | None) -> Any:
-    """This process's read-only connection to the store (workers have their own), or None."""
+def _known_id(db_path: str | None, sha256: str) -> int | None:
+    """Look the hash up on a read-only connection of this process (workers have their own)."""
     global _worker_db, _worker_db_path
     if db_path is None:
         return None
@@ -143,47 +140,11 @@ def _lookup(db_path: str | None) -> Any:
             _worker_db_path = db_path
         except (sqlite3.Error, StoreError):
             return None
-    return _worker_db
-
-
-def _known_id(db_path: str | None, sha256: str) -> int | None:
-    """Look the hash up on a read-only connection of this process."""
-    lookup = _lookup(db_path)
-    if lookup is None:
-        return None
     try:
-        rows = lookup.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()
+        rows = _worker_db.execute("SELECT id FROM recordings WHERE sha256 = ?", [sha256]).fetchall()
     except sqlite3.Error:
         return None
     return int(rows[0][0]) if rows else None  # fetchall: no statement left open holding a WAL snapshot
-
-
-def _identities_if_met_again(
-    db_path: str | None, rec: Recording, sha: str, group_run_ids: set[str] | None = None
-) -> dict[str, str]:
-    """When a run id of this recording is already stored, or met earlier in its group, the identities the
-    writer will compare (this recording's, from its events while they are still decoded, and a stored
-    run's that has none kept, from its original), taken here in the worker so the one process that writes
-    decodes nothing. A run seen once needs none (`store.reading.identity`)."""
-    run_ids = sorted({m.runId for m in rec.metas if isinstance(m.runId, str)})
-    met_in_group = group_run_ids is not None and not group_run_ids.isdisjoint(run_ids)
-    if group_run_ids is not None:
-        group_run_ids.update(run_ids)
-    identities: dict[str, str] = {}
-    try:
-        if met_in_group:
-            identities = recording_identities(rec, sha)
-        lookup = _lookup(db_path)
-        stored = stored_runs_of(lookup, run_ids) if lookup is not None and run_ids else {}
-        if stored and not identities:
-            identities = recording_identities(rec, sha)
-        for rec_id in sorted(
-            {run.recording_id for runs in stored.values() for run in runs if not run.content_id}
-        ):
-            identities.update(identities_from_original(lookup, rec_id))
-    except Exception:  # noqa: BLE001 - the writer takes what it still needs; the recording is read anyway
-        pass
-    return identities
 
 
 def _close_lookup() -> None:
@@ -194,11 +155,8 @@ def _close_lookup() -> None:
     _worker_db, _worker_db_path = None, None
 
 
-def prepare(
-    item: SourceItem, db_path: str | None = None, group_run_ids: set[str] | None = None
-) -> Prepared | Known | Failure:
-    """Read, hash, decode, extract and compress one source. Never raises. `group_run_ids`: the run ids of
-    the group's recordings prepared before it (this one's are added)."""
+def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | Failure:
+    """Read, hash, decode, extract and compress one source. Never raises."""
     sha: str | None = None
     try:
         data = read_source(item)
@@ -210,7 +168,7 @@ def prepare(
         gc.disable()  # nested JSON parses 2-5x faster without the cyclic collector
         try:
             rec = decode_recording(data, item.origin, keep_events=True)
-            identities = _identities_if_met_again(db_path, rec, sha, group_run_ids)
+            identities = taken_identities(rec, sha)  # what the run is, from the events while they are decoded
             rec.events = None  # what extraction reads is in the per-event views
             extracted = extract(rec, sha256=sha, origin=item.origin, container=item.container, size=len(data))
             extracted.identities.update(identities)
@@ -467,38 +425,7 @@ def _write_failure(prepared: Prepared, exc: BaseException) -> Failure:
 
 def _prepare_group(items: list[SourceItem], db_path: str) -> list[Prepared | Known | Failure]:
     """In a worker: prepare a group of sources for the writer (the parent), sending only what it writes."""
-    return [slim(result) for result in prepared_group(items, db_path)]
-
-
-def prepared_group(items: list[SourceItem], db_path: str | None) -> list[Prepared | Known | Failure]:
-    """Each source of a group prepared, and the identities its runs are compared by taken where a run id
-    recurs within the group (a recording beside its envelope), here rather than in the writer."""
-    run_ids: set[str] = set()
-    results = [prepare(item, db_path, run_ids) for item in items]
-    _identities_within(results)
-    return results
-
-
-def _identities_within(results: list[Prepared | Known | Failure]) -> None:
-    """For every run id that two recordings of the group share, the identities of both (`run_identities`,
-    from each one's compressed original): the writer compares them when it writes the second, and would
-    otherwise read both from the originals itself, on the one process that writes."""
-    holders: dict[str, list[Prepared]] = {}
-    for result in results:
-        if isinstance(result, Prepared):
-            for run in result.extracted.runs:
-                holders.setdefault(run["run_id"], []).append(result)
-    for run_id, prepared in holders.items():
-        if len(prepared) < 2:
-            continue
-        for result in prepared:
-            x = result.extracted
-            if any(r["run_id"] == run_id and r["key"] not in x.identities for r in x.runs):
-                try:
-                    data = decompressed(result.codec, result.original)
-                    x.identities.update(run_identities(data, x.recording["source"], x.recording["sha256"]))
-                except Exception:  # noqa: BLE001 - the writer takes what it still needs
-                    continue
+    return [slim(prepare(item, db_path)) for item in items]
 
 
 def slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
@@ -512,7 +439,7 @@ def slim(result: Prepared | Known | Failure) -> Prepared | Known | Failure:
 
 def _here(db: Database, group: list[SourceItem], db_path: str | None) -> Iterator[tuple[SourceItem, Outcome]]:
     """Prepare and write one group in this process."""
-    yield from zip(group, _write_group(db, prepared_group(group, db_path), db_path), strict=True)
+    yield from zip(group, _write_group(db, [prepare(item, db_path) for item in group], db_path), strict=True)
 
 
 def _write_group(

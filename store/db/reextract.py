@@ -14,6 +14,7 @@ from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows, ow
 from store.errors import RecordingError
 from store.reading.decode import decode_recording
 from store.reading.extract import extract
+from store.reading.identity import taken_identities
 from store.recordings import original_bytes
 from store.tallies import rebuild_tallies
 
@@ -29,11 +30,14 @@ def reextract(
     for n, (rec_id, sha, source, container) in enumerate(todo, start=1):
         data = original_bytes(db, sha)
         try:
-            rec = decode_recording(data, source)
+            rec = decode_recording(data, source, keep_events=True)
         except RecordingError as exc:
             failures.append((source, exc.message))
             continue
+        identities = taken_identities(rec, sha)
+        rec.events = None
         x = extract(rec, sha256=sha, origin=source, container=container, size=len(data))
+        x.identities.update(identities)
         with write_lock(db):
             own = own_runs(db, rec_id)  # a run stored twice before m013 stays as it was, labels and all
             delete_extracted(db, rec_id)

@@ -822,4 +822,13 @@ def m031_code_keys(db: Database) -> None:
     index's own), and keeps `finding_codes` as it is: nothing to do here."""
 
 
+@migrations()
+def m032_run_identities_of_one_digest(db: Database) -> None:
+    """A run's content identity is now one SHA-256 over its events' canonical JSON (`rc2-`), where it was a
+    blake2b over a digest of each event (`rc-`): the two forms never compare equal, so the old ones are
+    forgotten. The writer takes a stored run's identity again from its original when a run of its run id
+    is read, and keeps it (`store.db.writer`); until then no screen needs it."""
+    db.execute("UPDATE run_sources SET content_id = NULL WHERE content_id IS NOT NULL")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

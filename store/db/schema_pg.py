@@ -1129,6 +1129,7 @@ PG_FORMS: dict[str, Callable[[PgDatabase], None]] = {
     "m029_current_labels_kept": pg_m029_current_labels_kept,
     "m030_findings_know_their_runs_start": pg_m030_findings_know_their_runs_start,
     "m031_code_keys": pg_m031_code_keys,
+    "m032_run_identities_of_one_digest": schema.m032_run_identities_of_one_digest,  # type: ignore[dict-item]
 }
 
 

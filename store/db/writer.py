@@ -15,6 +15,7 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.schema import COLUMNS, SEARCH_DOC_BITS
 from store.reading.extract import Extracted
+from store.reading.extract.walk import CONSUMER_SCOPE
 from store.reading.identity import run_identities
 from store.recordings import decompressed
 
@@ -256,87 +257,107 @@ ENVELOPE_STATED = (
 )
 
 
-#: Run ids looked up in one query (well under either backend's limit on parameters).
-RUN_IDS_PER_QUERY = 500
+#: Content identities, or run ids, looked up in one query (well under either backend's limit on parameters).
+_IDS_PER_QUERY = 500
 
 
 @dataclass(frozen=True)
-class StoredRun:
-    """A stored run of a run id being looked up, with its content identity if one was taken."""
+class _StoredRun:
+    """A stored run whose sources keep no content identity (a store older than schema m032)."""
 
     key: str
     recording_id: int
-    content_id: str | None
 
 
 def _stored_elsewhere(
     conn: Any, x: Extracted, own: frozenset[str], rec_id: int | None = None
 ) -> dict[str, str]:
-    """This recording's run key -> the key of the same run (same content identity) stored from another one
-    (the first such key, when several are).
+    """This recording's run key -> the key of the same run (same content identity, `store.reading.identity`)
+    stored from another one. One query for a recording's runs, not one per run: on PostgreSQL each is a
+    round trip the writer waits for (8% of its time for the event-heavy corpus's ten runs a file).
 
-    The identities are compared only for a run id already stored (`store.reading.identity`). The worker
-    took them when its look-up found the run id stored (`x.identities`: this recording's, and a stored
-    run's that had none); the writer takes any still missing, as for a run id met twice in one batch, from
-    the originals (this recording's is stored as `rec_id`). A stored run's identity is kept on its sources.
-    One query for a recording's run ids, not one per run: on PostgreSQL each is a round trip the writer
-    waits for."""
-    mine = {r["key"]: r["run_id"] for r in x.runs if r["key"] not in own}
-    stored = stored_runs_of(conn, sorted(set(mine.values())))
+    A stored run whose sources keep no identity (schema m032 forgot those of the older form) is compared
+    too, when it has one of this recording's run ids: its identity is taken from its recording's original
+    and kept, and so is this recording's if it is missing (`rec_id`: this recording's stored original)."""
+    wanted = {key: cid for key, cid in x.identities.items() if key not in own and cid is not None}
+    same = _stored_under(conn, wanted)
+    rest = {r["key"]: r["run_id"] for r in x.runs if r["key"] not in own and r["key"] not in same}
+    rest = {key: run_id for key, run_id in rest.items() if run_id != CONSUMER_SCOPE}  # not one run's id
+    if rest and conn.execute("SELECT 1 FROM run_sources WHERE content_id IS NULL LIMIT 1").fetchall():
+        same.update(_same_unidentified(conn, x, rest, rec_id))
+    return same
+
+
+def _stored_under(conn: Any, wanted: dict[str, str]) -> dict[str, str]:
+    """Run key -> the first key (in order) of another stored run with the same identity."""
+    ids = sorted(set(wanted.values()))
+    stored_under: dict[str, list[str]] = {}
+    for start in range(0, len(ids), _IDS_PER_QUERY):
+        chunk = ids[start : start + _IDS_PER_QUERY]
+        rows = conn.execute(
+            "SELECT DISTINCT s.content_id, s.run_key FROM run_sources s JOIN runs r ON r.key = s.run_key "
+            f"WHERE s.content_id IN ({', '.join('?' for _ in chunk)}) ORDER BY s.content_id, s.run_key",
+            chunk,
+        ).fetchall()
+        for content_id, run_key in rows:
+            stored_under.setdefault(str(content_id), []).append(str(run_key))
+    same: dict[str, str] = {}
+    for key, content_id in wanted.items():
+        other = next((k for k in stored_under.get(content_id, ()) if k != key), None)
+        if other is not None:
+            same[key] = other
+    return same
+
+
+def _same_unidentified(conn: Any, x: Extracted, rest: dict[str, str], rec_id: int | None) -> dict[str, str]:
+    """Run key -> the key of a stored run of its run id with no identity kept, that is the same run."""
+    stored = _unidentified_runs_of(conn, sorted(set(rest.values())))
     read: dict[int, dict[str, str]] = {}  # recording id -> its identities, each original read once here
     same: dict[str, str] = {}
-    for key, run_id in mine.items():
+    for key, run_id in rest.items():
         others = [run for run in stored.get(run_id, ()) if run.key != key]
         if not others:
             continue
         if key not in x.identities and rec_id is not None:
-            x.identities.update(identities_from_original(conn, rec_id))
+            x.identities.update(_identities_from_original(conn, rec_id))
         ours = x.identities.get(key)
         for run in others:
-            if ours is not None and ours == _identity_of_stored(conn, run, x.identities, read):
+            if ours is not None and ours == _identity_of_stored(conn, run, read):
                 same[key] = run.key
                 break
     return same
 
 
-def stored_runs_of(conn: Any, run_ids: list[str]) -> dict[str, list[StoredRun]]:
-    """Run id -> the runs stored under it, in key order, each with its identity if one was taken."""
-    stored: dict[str, list[StoredRun]] = {}
-    for start in range(0, len(run_ids), RUN_IDS_PER_QUERY):
-        chunk = run_ids[start : start + RUN_IDS_PER_QUERY]
+def _unidentified_runs_of(conn: Any, run_ids: list[str]) -> dict[str, list[_StoredRun]]:
+    """Run id -> the stored runs of it whose sources keep no identity, in key order."""
+    stored: dict[str, list[_StoredRun]] = {}
+    for start in range(0, len(run_ids), _IDS_PER_QUERY):
+        chunk = run_ids[start : start + _IDS_PER_QUERY]
         rows = conn.execute(
-            "SELECT r.run_id, r.key, r.recording_id, "
-            "(SELECT max(s.content_id) FROM run_sources s WHERE s.run_key = r.key) "
-            f"FROM runs r WHERE r.run_id IN ({', '.join('?' for _ in chunk)}) ORDER BY r.key",
+            "SELECT r.run_id, r.key, r.recording_id FROM runs r "
+            f"WHERE r.run_id IN ({', '.join('?' for _ in chunk)}) AND NOT EXISTS "
+            "(SELECT 1 FROM run_sources s WHERE s.run_key = r.key AND s.content_id IS NOT NULL) ORDER BY r.key",
             chunk,
         ).fetchall()
-        for run_id, key, recording_id, content_id in rows:
-            stored.setdefault(str(run_id), []).append(StoredRun(str(key), int(recording_id), content_id))
+        for run_id, key, recording_id in rows:
+            stored.setdefault(str(run_id), []).append(_StoredRun(str(key), int(recording_id)))
     return stored
 
 
-def _identity_of_stored(
-    conn: Any, run: StoredRun, known: dict[str, str], read: dict[int, dict[str, str]]
-) -> str | None:
-    """A stored run's identity: the one kept on its sources, else the worker's (`known`), else taken now from
-    its recording's original (`read` keeps each original's identities for the call); a new one is kept on
-    its sources (None if the original cannot be read)."""
-    if run.content_id is not None:
-        return str(run.content_id)
-    content_id = known.get(run.key)
-    if content_id is None:
-        if run.recording_id not in read:
-            read[run.recording_id] = identities_from_original(conn, run.recording_id)
-        content_id = read[run.recording_id].get(run.key)
-    if content_id is not None:
-        conn.execute(
+def _identity_of_stored(conn: Any, run: _StoredRun, read: dict[int, dict[str, str]]) -> str | None:
+    """A stored run's identity, taken from its recording's original (`read` keeps each original's identities
+    for the call) and kept on the sources of every run of that recording that had none (None if the
+    original cannot be read)."""
+    if run.recording_id not in read:
+        read[run.recording_id] = taken = _identities_from_original(conn, run.recording_id)
+        conn.executemany(
             "UPDATE run_sources SET content_id = ? WHERE run_key = ? AND content_id IS NULL",
-            [content_id, run.key],
+            [(content_id, key) for key, content_id in taken.items()],
         )
-    return content_id
+    return read[run.recording_id].get(run.key)
 
 
-def identities_from_original(conn: Any, rec_id: int) -> dict[str, str]:
+def _identities_from_original(conn: Any, rec_id: int) -> dict[str, str]:
     """Every run identity of the stored recording `rec_id`, read from its original (none if it cannot be)."""
     named = conn.execute("SELECT sha256, source FROM recordings WHERE id = ?", [rec_id]).fetchone()
     original = conn.execute("SELECT codec, data FROM originals WHERE recording_id = ?", [rec_id]).fetchone()

@@ -146,6 +146,8 @@ class Recording:
     #: for (`keep_events`): the ingest keeps them until it knows whether it needs them, and drops them
     #: before the extraction, which reads the views above
     events: list[dict[str, Any]] | None = None
+    #: event indexes per run, worked out once for extraction and identity (`walk.run_groups`)
+    groups: dict[str, list[int]] | None = None
 
 
 @dataclass

@@ -20,8 +20,8 @@ from store.reading.extract.walk import (
     Extracted,
     RunWalk,
     as_str,
-    group_runs,
     last_real_run,
+    run_groups,
 )
 from store.reading.outcome import classify_outcome
 from store.reading.text import dumps
@@ -32,7 +32,7 @@ __all__ = ["Extracted", "extract"]
 def extract(rec: Recording, *, sha256: str, origin: str, container: str, size: int) -> Extracted:
     """Every row of one recording. `sha256` names the content and seeds every stable id."""
     shorts, payloads = rec.shorts, rec.payloads
-    groups = group_runs(rec.metas)
+    groups = run_groups(rec)
     snapshot_run = last_real_run(groups)
     env_run = rec.envelope_run or {}
     producer = rec.producer or {}

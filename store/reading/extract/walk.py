@@ -88,6 +88,13 @@ def run_key_for(run_id: str, sha256: str) -> str:
 # --------------------------------------------------------------------------- grouping (section 4.2/4.3)
 
 
+def run_groups(rec: Recording) -> dict[str, list[int]]:
+    """`group_runs` of the recording, worked out on first use and kept on it."""
+    if rec.groups is None:
+        rec.groups = group_runs(rec.metas)
+    return rec.groups
+
+
 def group_runs(metas: Sequence[MetaView]) -> dict[str, list[int]]:
     """Event indexes per run id, in first-seen order (`group_run_ids` of each event's `meta.runId`)."""
     return group_run_ids([meta.runId for meta in metas])
