@@ -493,7 +493,7 @@ def test_bad_bytes_in_an_argument_give_a_one_line_error(
 
 #: The README's bound on the memory an ingest needs beyond the program itself, per byte of the largest file...
 MEMORY_PER_INPUT_BYTE = 8
-#: ...plus this much per event it holds (each is a decoded object until it is written; 560 bytes measured).
+#: ...plus this much per event it holds (each is a decoded object until it is written; 440 bytes measured).
 MEMORY_PER_EVENT = 1024
 
 _MEASURE = """
