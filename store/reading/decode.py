@@ -143,8 +143,8 @@ class Recording:
     producer: dict[str, Any] | None
     skipped_events: int
     #: the decoded events themselves, which a run's identity hashes (`store.reading.identity`), when asked
-    #: for (`keep_events`): the ingest keeps them until it knows whether it needs them, and drops them
-    #: before the extraction, which reads the views above
+    #: for (`keep_events`): the ingest drops them once it has taken the identities, before the extraction,
+    #: which reads the views above
     events: list[dict[str, Any]] | None = None
     #: event indexes per run, worked out once for extraction and identity (`walk.run_groups`)
     groups: dict[str, list[int]] | None = None

@@ -3,7 +3,7 @@ bare recording and its envelope, a bundle or an artifact is stored once. Pure: n
 
 A run's identity hashes its run id, the canonical JSON of its events (keys sorted: a re-serialised copy is
 the same run) and the snapshot state read for it, in one canonical text and one SHA-256 a run: half what a
-digest per event cost (`python -m bench.ingest_parts`). It is taken for every run while the recording's
+digest per event cost (bench/RESULTS.md, 2026-12-05). It is taken for every run while the recording's
 events are still decoded; a stored run with none (a store older than schema m032) has its identity taken
 from its original when a run of its run id is read again (`store.db.writer`)."""
 

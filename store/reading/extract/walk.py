@@ -35,8 +35,8 @@ class Extracted:
     findings: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     search: list[dict[str, Any]] = field(default_factory=list)
-    #: run key -> the run's content identity (`store.reading.identity`), for the runs whose identity was
-    #: taken before the write (their run id was already stored); the writer takes any other it needs
+    #: run key -> the run's content identity (`store.reading.identity`), taken with its rows (none if it
+    #: could not be): the same run read from two containers has one identity, so it is stored once
     identities: dict[str, str] = field(default_factory=dict)
 
 
