@@ -6,7 +6,6 @@ nothing."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import store.reading.identity as identity
 from store.db.ingest import ingest
 from store.db.schema import m032_run_identities_of_one_digest
 from tests.conftest import FIXTURE_RECORDINGS, both_backends
-from tests.test_run_sources import envelope_of
+from tests.test_run_sources import envelope_of, rerecorded
 
 BARE = FIXTURE_RECORDINGS / "unsupported-claim-findings.json"
 
@@ -65,12 +64,7 @@ def test_a_changed_recording_of_a_stored_run_is_a_second_run(
     db: Database, db_path: Path, tmp_path: Path
 ) -> None:
     ingest(db, [BARE], db_path=str(db_path))
-    doc = json.loads(BARE.read_text())
-    for event in doc["events"]:
-        if event["type"].endswith("turn_end"):
-            event["payload"]["finalContent"] = f"{event['payload'].get('finalContent')} (re-recorded)"
-    changed = tmp_path / "changed.json"
-    changed.write_text(json.dumps(doc))
+    changed = rerecorded(BARE, tmp_path / "changed.json")
     report = ingest(db, [changed], db_path=str(db_path))
     assert report.stored == 1 and report.merged_runs == 0
     sources = _sources(db)

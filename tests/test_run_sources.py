@@ -56,6 +56,16 @@ def envelope_of(bare: Path, target: Path, *, indent: int | None = None) -> Path:
     return target
 
 
+def rerecorded(bare: Path, target: Path) -> Path:
+    """`bare` with its answer changed: a changed recording of the same run id."""
+    doc = json.loads(bare.read_text())
+    for e in doc["events"]:
+        if e["type"].endswith("turn_end"):
+            e["payload"]["finalContent"] = str(e["payload"].get("finalContent")) + " (re-recorded)"
+    target.write_text(json.dumps(doc))
+    return target
+
+
 def test_a_recording_and_its_envelope_are_one_run_with_both_sources(db: Database, db_path: Path) -> None:
     report = ingest(db, [BARE, ENVELOPE], db_path=str(db_path))
     assert report.stored == 2 and report.runs == 2 and report.merged_runs == 1
@@ -147,12 +157,7 @@ def test_a_changed_recording_stays_a_second_version_each_with_its_source(
     from store.runs import run_header
 
     ingest(db, [CLAIMS], db_path=str(db_path))
-    doc = json.loads(CLAIMS.read_text())
-    for e in doc["events"]:
-        if e["type"].endswith("turn_end"):
-            e["payload"]["finalContent"] = str(e["payload"].get("finalContent")) + " (re-recorded)"
-    changed = tmp_path / "changed.json"
-    changed.write_text(json.dumps(doc))
+    changed = rerecorded(CLAIMS, tmp_path / "changed.json")
     assert ingest(db, [changed], db_path=str(db_path)).merged_runs == 0
     rows = _json(["runs", "--json", "--db", str(db_path)])
     assert sorted(r["sources"][0] for r in rows) == sorted([str(CLAIMS), str(changed)])
