@@ -181,8 +181,9 @@ def test_an_old_database_gets_each_runs_source_and_keeps_its_labels(tmp_path: Pa
     rows = _json(["runs", "--json", "--db", str(db_file)])
     assert rows and all(r["sources"] == [r["source"]] for r in rows)
     assert db.execute("SELECT count(*) FROM run_sources WHERE content_id IS NULL").fetchone()[0] == len(rows)
-    assert reextract(db) == (2, [])
-    # its runs have no identity taken, and need none until the same run is read again from another file
+    assert reextract(db) == (2, [])  # takes each run's content identity
+    assert db.execute("SELECT count(*) FROM run_sources WHERE content_id IS NULL").fetchone()[0] == 0
+    # a run of it read again from another file is the same run
     bare = tmp_path / "again.json"
     sha = db.execute("SELECT sha256 FROM recordings ORDER BY id LIMIT 1").fetchone()[0]
     bare.write_bytes(original_bytes(db, sha))
