@@ -50,7 +50,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from sqlite_utils import Database
@@ -356,33 +355,32 @@ def extract_beforehand(paths: list[Path]) -> None:
 
 @contextmanager
 def extraction_at_parse_speed(*, digest: bool = False) -> Iterator[None]:
-    """Inside the block, `decode_recording` is one `orjson.loads`, `extract` and `to_tuples` hand back the
-    rows `extract_beforehand` kept, and the identities are the ones taken then. With `digest`, the decode also takes each
-    run's identity as ingest takes it (`identities_of_events`: canonical JSON and SHA-256, native already):
-    what a compiled decoder-extractor that keeps today's identity pays."""
+    """Inside the block, the decode (`decoded_with_identities`) is one `orjson.loads`, and `extract` and
+    `to_tuples` hand back the rows `extract_beforehand` kept, with the identities taken then. With `digest`,
+    the decode also takes each run's identity as ingest takes it (`identities_of_events`: canonical JSON and
+    SHA-256, native already): what a compiled decoder-extractor that keeps today's identity pays."""
     import orjson
 
     import store.db.ingest as ingest_module
     from store.reading.identity import identities_of_events
 
-    def parsed(data: bytes, origin: str, **_: Any) -> Any:
+    def parsed(data: bytes, origin: str, sha: str) -> Any:
         doc = orjson.loads(data)
         if digest:
             inner = doc.get("recording")
             events = (inner if isinstance(inner, dict) else doc).get("events")
             events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
             run_ids = [m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in events]
-            identities_of_events(events, run_ids, None, "0" * 64)
-        return SimpleNamespace(origin=origin, events=None)
+            identities_of_events(events, run_ids, None, sha)
+        return origin, {}
 
     tuples_of = {id(extracted): tuples for extracted, tuples in _EXTRACTED.values()}
 
-    def kept(parsed: Any, **_: Any) -> Any:
-        return _EXTRACTED[parsed.origin][0]
+    def kept(parsed_origin: str, **_: Any) -> Any:
+        return _EXTRACTED[parsed_origin][0]
 
     with (
-        _patched(ingest_module, "decode_recording", parsed),
-        _patched(ingest_module, "taken_identities", lambda parsed, sha: {}),
+        _patched(ingest_module, "decoded_with_identities", parsed),
         _patched(ingest_module, "extract", kept),
         _patched(ingest_module, "to_tuples", lambda extracted: tuples_of[id(extracted)]),
     ):

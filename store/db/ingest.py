@@ -50,9 +50,8 @@ from store.db.writer import (
     write_recording_in,
 )
 from store.errors import DatabaseWriteError, RecordingError, StoreError
-from store.reading.decode import decode_recording
 from store.reading.extract import Extracted, extract
-from store.reading.identity import taken_identities
+from store.reading.identity import decoded_with_identities
 from store.reading.items import as_stored_text
 from store.reading.sources import SourceItem, SourceProblem, iter_sources, read_source
 
@@ -167,9 +166,7 @@ def prepare(item: SourceItem, db_path: str | None = None) -> Prepared | Known | 
         was_enabled = gc.isenabled()
         gc.disable()  # nested JSON parses 2-5x faster without the cyclic collector
         try:
-            rec = decode_recording(data, item.origin, keep_events=True)
-            identities = taken_identities(rec, sha)  # what the run is, from the events while they are decoded
-            rec.events = None  # what extraction reads is in the per-event views
+            rec, identities = decoded_with_identities(data, item.origin, sha)
             extracted = extract(rec, sha256=sha, origin=item.origin, container=item.container, size=len(data))
             extracted.identities.update(identities)
             tuples = to_tuples(extracted)  # a million small tuples: no collector passes over them either

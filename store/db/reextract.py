@@ -12,9 +12,8 @@ from sqlite_utils import Database
 from store.db.connection import write_lock
 from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows, own_runs
 from store.errors import RecordingError
-from store.reading.decode import decode_recording
 from store.reading.extract import extract
-from store.reading.identity import taken_identities
+from store.reading.identity import decoded_with_identities
 from store.recordings import original_bytes
 from store.tallies import rebuild_tallies
 
@@ -30,12 +29,10 @@ def reextract(
     for n, (rec_id, sha, source, container) in enumerate(todo, start=1):
         data = original_bytes(db, sha)
         try:
-            rec = decode_recording(data, source, keep_events=True)
+            rec, identities = decoded_with_identities(data, source, sha)
         except RecordingError as exc:
             failures.append((source, exc.message))
             continue
-        identities = taken_identities(rec, sha)
-        rec.events = None
         x = extract(rec, sha256=sha, origin=source, container=container, size=len(data))
         x.identities.update(identities)
         with write_lock(db):

@@ -4,10 +4,12 @@ msgspec decodes the top level into Structs that declare only what review needs: 
 by the parser without building objects (the snapshot is ~88% of a recording and mostly irrelevant here),
 and the original bytes are kept elsewhere, so nothing is lost.
 
-The events are read whole, once, as plain objects in the same pass: the payloads extraction reads come
-from them. `events_for_identity` reads the same way only what a run's content identity hashes
-(`store.reading.identity`). A snapshot of an unexpected shape is ignored: the recording is read again
-without it.
+The events are read whole, once, as plain objects in the same pass: a run's content identity hashes its
+events' canonical JSON (`store.reading.identity`), so every event has to be read whole anyway, and the
+payloads extraction reads come from the same objects. (Reading the events typed first, skipping the
+payloads no table takes, and whole again for the identity cost a quarter more instructions, when the
+identity was a digest of each event.) A snapshot of an unexpected shape is ignored: the recording is read
+again without it.
 """
 
 from __future__ import annotations
@@ -150,35 +152,8 @@ class Recording:
     groups: dict[str, list[int]] | None = None
 
 
-@dataclass
-class EventsForIdentity:
-    """What a run's content identity is made of: the recording's events (those `Recording` keeps), each one's
-    recorded `meta.runId`, and the snapshot's sharedState."""
-
-    events: list[dict[str, Any]]
-    run_ids: list[Any]
-    shared_state: SharedState | None
-
-
 def decode_recording(data: bytes, origin: str, *, keep_events: bool = False) -> Recording:
     """Decode `data` (read from `origin`) or raise RecordingError naming the origin and the problem."""
-    return _to_recording(_decoded_top(data, origin), origin, keep_events)
-
-
-def events_for_identity(data: bytes, origin: str) -> EventsForIdentity:
-    """`data` read for its runs' identities only (none of the per-event views extraction reads), or the
-    RecordingError `decode_recording` raises."""
-    top = _decoded_top(data, origin)
-    _, snapshot, events = _unwrapped(top, origin)
-    kept = _kept(events)
-    return EventsForIdentity(
-        events=kept,
-        run_ids=[m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in kept],
-        shared_state=snapshot.sharedState if snapshot is not None else None,
-    )
-
-
-def _decoded_top(data: bytes, origin: str) -> TopLevel | LooseTopLevel:
     if not data:
         raise RecordingError("empty", f"{origin}: the file is empty")
     head = data[:8192]
@@ -208,7 +183,7 @@ def _decoded_top(data: bytes, origin: str) -> TopLevel | LooseTopLevel:
         if "invalid utf-8" in text.lower() or "utf-8" in text.lower():
             raise RecordingError("binary", f"{origin}: not valid UTF-8 text ({text})") from exc
         raise RecordingError("not-json", f"{origin}: not valid JSON ({text})") from exc
-    return top
+    return _to_recording(top, origin, keep_events)
 
 
 _META_LIST = list[Meta | None]
@@ -232,14 +207,7 @@ def _shape_error(data: bytes, origin: str, exc: msgspec.ValidationError) -> Reco
     return RecordingError("bad-shape", f"{origin}: not a recording of a known shape ({text})")
 
 
-def _kept(events: list[Any]) -> list[dict[str, Any]]:
-    """The events a recording is read from: objects with a string `type` (the others are counted skipped)."""
-    return [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
-
-
-def _unwrapped(top: TopLevel | LooseTopLevel, origin: str) -> tuple[str, Snapshot | None, list[Any]]:
-    """(form, snapshot, events) of a bare recording or of an envelope's, or the RecordingError that says why
-    it is neither."""
+def _to_recording(top: TopLevel | LooseTopLevel, origin: str, keep_events: bool) -> Recording:
     if top.format is not None or top.recording is not None:
         if top.format == 1 and top.recording is None:
             raise RecordingError(
@@ -265,12 +233,7 @@ def _unwrapped(top: TopLevel | LooseTopLevel, origin: str) -> tuple[str, Snapsho
         )
     if not isinstance(events, list):
         raise RecordingError("bad-shape", f"{origin}: `events` is {type(events).__name__}, not a list")
-    return form, snapshot, events
-
-
-def _to_recording(top: TopLevel | LooseTopLevel, origin: str, keep_events: bool) -> Recording:
-    form, snapshot, events = _unwrapped(top, origin)
-    kept = _kept(events)
+    kept = [e for e in events if isinstance(e, dict) and isinstance(e.get("type"), str)]
     types = [e["type"] for e in kept]
     short_of: dict[str, str] = {}
     shorts = []

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from store.reading.decode import Recording, SharedState, events_for_identity
+from store.reading.decode import Recording, SharedState, decode_recording
 from store.reading.extract.walk import group_run_ids, last_real_run, run_groups, run_key_for
 from store.reading.text import canonical
 
@@ -32,11 +32,14 @@ def run_content_id(run_id: str, events: list[Any], shared: SharedState | None) -
     return PREFIX + digest.hexdigest()[:32]
 
 
-def recording_identities(rec: Recording, sha256: str) -> dict[str, str]:
-    """`run_identities` of a recording decoded with `keep_events`, while it still holds them."""
-    if rec.events is None:
-        raise ValueError("the recording was decoded without its events, or they were dropped")
-    return _identities(rec.events, run_groups(rec), rec.shared_state, sha256)
+def decoded_with_identities(data: bytes, origin: str, sha256: str) -> tuple[Recording, dict[str, str]]:
+    """`decode_recording` of `data`, and its runs' identities, taken from the events while they are decoded
+    (`taken_identities`); the recording returned no longer holds them (extraction reads its per-event
+    views). Raises RecordingError as `decode_recording` does."""
+    rec = decode_recording(data, origin, keep_events=True)
+    identities = taken_identities(rec, sha256)
+    rec.events = None
+    return rec, identities
 
 
 def taken_identities(rec: Recording, sha256: str) -> dict[str, str]:
@@ -48,24 +51,31 @@ def taken_identities(rec: Recording, sha256: str) -> dict[str, str]:
         return {}
 
 
+def recording_identities(rec: Recording, sha256: str) -> dict[str, str]:
+    """Run key -> content identity, for every run of a recording decoded with `keep_events` (whose hash is
+    `sha256`), its runs grouped as extraction groups them."""
+    if rec.events is None:
+        raise ValueError("the recording was decoded without its events, or they were dropped")
+    return _identities(rec.events, run_groups(rec), rec.shared_state, sha256)
+
+
 def run_identities(data: bytes, origin: str, sha256: str) -> dict[str, str]:
-    """Run key -> content identity, for every run of the recording `data` (whose hash is `sha256`). Raises
-    RecordingError as `decode_recording` does."""
-    read = events_for_identity(data, origin)
-    return identities_of_events(read.events, read.run_ids, read.shared_state, sha256)
+    """`recording_identities` of the recording `data`. Raises RecordingError as `decode_recording` does."""
+    return recording_identities(decode_recording(data, origin, keep_events=True), sha256)
 
 
 def identities_of_events(
     events: list[dict[str, Any]], run_ids: list[Any], shared: SharedState | None, sha256: str
 ) -> dict[str, str]:
-    """Each run's identity, from a recording's events and each one's recorded `meta.runId`."""
+    """Each run's identity, from a recording's events and each one's recorded `meta.runId` (for a reader
+    that decodes the events itself: `bench.ingest_prototypes`)."""
     return _identities(events, group_run_ids(run_ids), shared, sha256)
 
 
 def _identities(
     events: list[dict[str, Any]], groups: dict[str, list[int]], shared: SharedState | None, sha256: str
 ) -> dict[str, str]:
-    """Each run's identity, its events grouped into runs as extraction groups them."""
+    """Each run's identity, its events grouped into runs."""
     snapshot_run = last_real_run(groups)
     return {
         run_key_for(run_id, sha256): run_content_id(
