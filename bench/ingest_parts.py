@@ -65,12 +65,13 @@ def stages(paths: list[Path]) -> dict[str, float]:
             rec = decode_recording(data, str(p), keep_events=True)
             t["decode"] += time.perf_counter() - s
             s = time.perf_counter()
-            taken_identities(rec, sha)
+            identities = taken_identities(rec, sha)
             rec.events = None
             t["identity"] += time.perf_counter() - s
             s = time.perf_counter()
             x = extract(rec, sha256=sha, origin=str(p), container="file", size=len(data))
             t["extract"] += time.perf_counter() - s
+            x.identities.update(identities)
             s = time.perf_counter()
             tuples = to_tuples(x)
             t["tuples"] += time.perf_counter() - s

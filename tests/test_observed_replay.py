@@ -65,7 +65,7 @@ def build(db_path: Path, folder: Path) -> dict[str, list[str]]:
     db = open_database(db_path)
     # stored as a database written before m013 holds them: the envelope's copy of run-b a run of its own
     # (ingest now stores it once, with two sources: tests/test_run_sources.py), which the replay reads once
-    with mock.patch.object(writer, "_stored_elsewhere", lambda conn, x, own, rec_id=None: {}):
+    with mock.patch.object(writer, "_stored_elsewhere", lambda conn, x, own: {}):
         report = ingest(db, [folder], workers=1)
     assert not report.quarantined, report.quarantined
     keys: dict[str, list[str]] = {}

@@ -206,7 +206,7 @@ def test_a_run_stored_twice_before_stays_two_runs_with_their_labels(
 
     wrapped = envelope_of(CLAIMS, tmp_path / "claims-envelope.json")
     with monkeypatch.context() as m:  # as a build before m013 stored them: each recording its own run
-        m.setattr(writer, "_stored_elsewhere", lambda conn, x, own, rec_id=None: {})
+        m.setattr(writer, "_stored_elsewhere", lambda conn, x, own: {})
         ingest(db, [CLAIMS, wrapped], db_path=str(db_path))
     db.execute("UPDATE run_sources SET content_id = NULL")  # what m013 leaves on such runs
     db.execute("UPDATE recordings SET extractor_version = 3")

@@ -151,7 +151,7 @@ def insert_rows(
     runs were such already-stored ones."""
     conn = db.conn
     tables = tuples if tuples is not None else to_tuples(x)
-    same = _stored_elsewhere(conn, x, own, rec_id)
+    same = _stored_elsewhere(conn, x, own)
     if same:
         tables = {t: [r for r in rows if r[_KEY_AT[t]] not in same] for t, rows in tables.items()}
         if x.recording.get("form") == "envelope":
@@ -195,6 +195,8 @@ class _Waiting:
 
     rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
     documents: list[tuple[Any, ...]] = field(default_factory=list)
+    #: whether the store holds a run with no identity kept, once asked (`_some_run_unidentified`)
+    unidentified: bool | None = None
 
 
 _WAITING: ContextVar[_Waiting | None] = ContextVar("group_writes_waiting", default=None)
@@ -269,23 +271,34 @@ class _StoredRun:
     recording_id: int
 
 
-def _stored_elsewhere(
-    conn: Any, x: Extracted, own: frozenset[str], rec_id: int | None = None
-) -> dict[str, str]:
+def _stored_elsewhere(conn: Any, x: Extracted, own: frozenset[str]) -> dict[str, str]:
     """This recording's run key -> the key of the same run (same content identity, `store.reading.identity`)
     stored from another one. One query for a recording's runs, not one per run: on PostgreSQL each is a
     round trip the writer waits for (8% of its time for the event-heavy corpus's ten runs a file).
 
     A stored run whose sources keep no identity (schema m032 forgot those of the older form) is compared
     too, when it has one of this recording's run ids: its identity is taken from its recording's original
-    and kept, and so is this recording's if it is missing (`rec_id`: this recording's stored original)."""
+    and kept. Whether the store holds such a run is asked once per group of recordings written together."""
     wanted = {key: cid for key, cid in x.identities.items() if key not in own and cid is not None}
     same = _stored_under(conn, wanted)
     rest = {r["key"]: r["run_id"] for r in x.runs if r["key"] not in own and r["key"] not in same}
     rest = {key: run_id for key, run_id in rest.items() if run_id != CONSUMER_SCOPE}  # not one run's id
-    if rest and conn.execute("SELECT 1 FROM run_sources WHERE content_id IS NULL LIMIT 1").fetchall():
-        same.update(_same_unidentified(conn, x, rest, rec_id))
+    if rest and _some_run_unidentified(conn):
+        same.update(_same_unidentified(conn, x, rest))
     return same
+
+
+def _some_run_unidentified(conn: Any) -> bool:
+    """Whether any stored run keeps no identity: one probe of `run_sources_content`, asked once for a
+    `group_written_last` block (a recording written in it whose identities could not be taken adds such
+    runs, which nothing could compare anyway)."""
+    waiting = _WAITING.get()
+    if waiting is not None and waiting.unidentified is not None:
+        return waiting.unidentified
+    found = bool(conn.execute("SELECT 1 FROM run_sources WHERE content_id IS NULL LIMIT 1").fetchall())
+    if waiting is not None:
+        waiting.unidentified = found
+    return found
 
 
 def _stored_under(conn: Any, wanted: dict[str, str]) -> dict[str, str]:
@@ -309,7 +322,7 @@ def _stored_under(conn: Any, wanted: dict[str, str]) -> dict[str, str]:
     return same
 
 
-def _same_unidentified(conn: Any, x: Extracted, rest: dict[str, str], rec_id: int | None) -> dict[str, str]:
+def _same_unidentified(conn: Any, x: Extracted, rest: dict[str, str]) -> dict[str, str]:
     """Run key -> the key of a stored run of its run id with no identity kept, that is the same run."""
     stored = _unidentified_runs_of(conn, sorted(set(rest.values())))
     read: dict[int, dict[str, str]] = {}  # recording id -> its identities, each original read once here
@@ -318,8 +331,6 @@ def _same_unidentified(conn: Any, x: Extracted, rest: dict[str, str], rec_id: in
         others = [run for run in stored.get(run_id, ()) if run.key != key]
         if not others:
             continue
-        if key not in x.identities and rec_id is not None:
-            x.identities.update(_identities_from_original(conn, rec_id))
         ours = x.identities.get(key)
         for run in others:
             if ours is not None and ours == _identity_of_stored(conn, run, read):
