@@ -318,7 +318,9 @@ def shard_pipeline(paths: list[Path], *, unwritten: tuple[str, ...] = ()) -> flo
             _patched(ingest_module, "_prepare_group", _prepare_into_shard),
             _patched(ingest_module, "apply_group", _merge_shard_group),
         ):
-            db, seconds = _ingest(paths, None)
+            # the pool always, even for a corpus small enough that ingest would prepare it in this process
+            # (whose groups would never reach the patched worker step)
+            db, seconds = _ingest(paths, max(2, os.cpu_count() or 2))
         stored = _stored_counts(db)
         _remove(db)
     finally:

@@ -105,3 +105,18 @@ def test_a_bench_names_the_code_it_measured(tmp_path: Path) -> None:
     with (copy / "store" / "__init__.py").open("a") as module:
         module.write("# changed\n")
     assert named() == f"code: store from {copy.resolve()} at {commit}+changes"
+
+
+def test_the_shard_prototype_checks_what_it_stored_even_on_a_corpus_ingest_reads_in_one_process(
+    tmp_path: Path,
+) -> None:
+    """`bench.ingest_prototypes`' shard lines drive the worker pool whatever the corpus's size: a corpus small
+    enough that ingest prepares it in its own process never reached the shard step, so the line stored the
+    events it was to leave out and refused itself."""
+    from bench.corpus import generate_corpus
+    from bench.ingest_prototypes import shard_pipeline
+
+    generate_corpus(tmp_path / "small", runs=30, seed=6, runs_per_file=10)
+    paths = sorted((tmp_path / "small").rglob("*.json"))
+    assert shard_pipeline(paths) > 0
+    assert shard_pipeline(paths, unwritten=("events",)) > 0
