@@ -68,11 +68,20 @@ def corpus_by_size(mb: int, seed: int = 7) -> list[Path]:
 
 def corpus_parser(doc: str | None) -> argparse.ArgumentParser:
     """The options the benches of the ingest's parts share: `--runs` of the event-heavy corpus (2,000: the
-    corpus the RESULTS figures of those benches use) and `--repeats` (3)."""
+    corpus the RESULTS figures of those benches use), or `--mb` of the snapshot-heavy one instead (issue 16
+    asks 2x the careful peer on every corpus shape), and `--repeats` (3). `chosen_corpus` reads them."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=2_000)
+    parser.add_argument("--runs", type=int, default=2_000, help="event-heavy runs")
+    parser.add_argument("--mb", type=int, help="the snapshot-heavy corpus of this size instead (few events)")
     parser.add_argument("--repeats", type=int, default=3)
     return parser
+
+
+def chosen_corpus(args: argparse.Namespace) -> tuple[list[Path], str]:
+    """The corpus `corpus_parser`'s options name, and a few words that say which."""
+    if args.mb:
+        return corpus_by_size(args.mb), f"snapshot-heavy, {args.mb} MB"
+    return corpus_by_runs(args.runs), f"{args.runs:,} event-heavy runs"
 
 
 def corpus_by_runs(runs: int, seed: int = 5) -> list[Path]:

@@ -1,6 +1,6 @@
 """Where one core's ingest time goes, stage by stage, beside orjson.loads and the careful peer on the same files.
 
-    python -m bench.ingest_parts [--runs 2000] [--repeats 3]
+    python -m bench.ingest_parts [--runs 2000 | --mb 50] [--repeats 3]
 
 Each stage is timed on its own over the event-heavy corpus (`corpus_by_runs`): read, sha256, decode
 (msgspec: the top level typed, the events read whole once), the run content identity
@@ -92,20 +92,21 @@ def stages(paths: list[Path]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import corpus_by_runs, corpus_parser
-    from bench.scale import careful_peer
+    from bench.__main__ import chosen_corpus, corpus_parser
+    from bench.scale import careful_peer, tune_batch
 
     parser = corpus_parser(__doc__)
     args = parser.parse_args(argv)
-    paths = corpus_by_runs(args.runs)
+    paths, shape = chosen_corpus(args)
+    batch = tune_batch(paths)
     samples = [stages(paths) for _ in range(args.repeats)]
-    peer = [careful_peer(paths, 199) for _ in range(args.repeats)]
+    peer = [careful_peer(paths, batch) for _ in range(args.repeats)]
     med = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
     ours = sum(v for k, v in med.items() if k != "orjson.loads")
     without = ours - med["extract"] - med["tuples"]
     parse, careful = med["orjson.loads"], statistics.median(peer)
     mb = sum(p.stat().st_size for p in paths) / 1e6
-    print(f"{len(paths):,} files, {mb:,.0f} MB; medians of {args.repeats}; one core")
+    print(f"{len(paths):,} files, {mb:,.0f} MB ({shape}); medians of {args.repeats}; one core")
     for k, v in med.items():
         print(
             f"  {k:14} {v:7.2f} s  {v / ours:5.0%} of ours" if k != "orjson.loads" else f"  {k:14} {v:7.2f} s"

@@ -1,7 +1,11 @@
-"""What would bring ingest of the event-heavy corpus to 0.3x the one-core orjson rate (issue 16 point 3):
-prototypes timed on the same files beside today's ingest. Nothing here is wired into the product.
+"""What would bring ingest of the event-heavy corpus to 0.3x the one-core orjson rate, and every corpus shape
+to 2x the careful peer (issue 16 point 3): prototypes timed on the same files beside today's ingest. Nothing
+here is wired into the product.
 
-    python -m bench.ingest_prototypes [--runs 2000] [--repeats 3] [--only TEXT ...]
+    python -m bench.ingest_prototypes [--runs 2000 | --mb 50] [--repeats 3]
+
+`--runs` is the event-heavy corpus of that many runs; `--mb` the snapshot-heavy corpus of that size instead
+(`bench.scale --ingest-mb`: few events, large snapshots).
 
 The pipeline, all cores (two workers here) unless the line says otherwise; each repetition runs every line
 once, in turn, into a fresh database, and each line is the median (min, max) of its repetitions, with its
@@ -466,14 +470,13 @@ def print_table(mb: float, lines: dict[str, list[float]], writer: dict[str, list
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import corpus_by_runs, corpus_parser
+    from bench.__main__ import chosen_corpus, corpus_parser
 
-    parser = corpus_parser(__doc__)
-    args = parser.parse_args(argv)
-    paths = corpus_by_runs(args.runs)
+    args = corpus_parser(__doc__).parse_args(argv)
+    paths, shape = chosen_corpus(args)
     mb = sum(p.stat().st_size for p in paths) / 1e6
     extract_beforehand(paths)
-    groups = prepared_groups(args.runs)
+    groups = prepared_groups(paths)
     from bench.scale import tune_batch
 
     global PEER_BATCH
@@ -490,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
             writer[name].append(cpu)
         print(" ".join(f"{k}: {v:.2f}s" for k, v in times.items()), file=sys.stderr, flush=True)
     print(
-        f"{len(paths):,} files, {mb:,.0f} MB ({args.runs:,} event-heavy runs); {args.repeats} repetitions; "
+        f"{len(paths):,} files, {mb:,.0f} MB ({shape}); {args.repeats} repetitions; "
         f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores; {measured_code()}"
     )
     print_table(mb, lines, writer)

@@ -1,6 +1,6 @@
 """Where the ingest's one writer spends its time: table by table, index by index, trigger and full-text index.
 
-    python -m bench.write_parts [--runs 2000] [--repeats 3] [--only TEXT ...] [--instructions] [--statements]
+    python -m bench.write_parts [--runs 2000 | --mb 50] [--repeats 3] [--only TEXT ...] [--instructions] [--statements]
 
 The event-heavy corpus (`corpus_by_runs`) is prepared once in this process exactly as ingest's workers
 prepare it (`prepare`, then `slim`: insert-ready row tuples and the zstd original) and grouped as ingest
@@ -62,13 +62,12 @@ class Variant:
     teardown: Callable[[], None] = field(default=lambda: None)
 
 
-def prepared_groups(runs: int) -> Groups:
+def prepared_groups(paths: list[Path]) -> Groups:
     """The corpus as the writer receives it: prepared in this process, slimmed, in ingest's groups."""
-    from bench.__main__ import corpus_by_runs
     from store.db.ingest import group_items, prepare, slim
     from store.reading.sources import SourceItem, iter_sources
 
-    items = [i for i in iter_sources(corpus_by_runs(runs)) if isinstance(i, SourceItem)]
+    items = [i for i in iter_sources(paths) if isinstance(i, SourceItem)]
     return [[slim(prepare(item)) for item in group] for group in group_items(items)]
 
 
@@ -500,7 +499,7 @@ def _against(name: str, cpu: list[float], full: list[float] | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import corpus_parser
+    from bench.__main__ import chosen_corpus, corpus_parser
 
     parser = corpus_parser(__doc__)
     parser.add_argument("--only", action="append", default=[], help="variants whose name contains this")
@@ -512,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child is not None:
         child(args.child, args.groups_file)
         return 0
-    groups = prepared_groups(args.runs)
+    groups = prepared_groups(chosen_corpus(args)[0])
     recordings = sum(len(g) for g in groups)
     chosen = [v for v in all_variants() if not args.only or any(o in v.name for o in args.only)]
     print(
