@@ -89,6 +89,13 @@ def write_indexing_each_recording(db: Database, groups: Groups) -> None:
                 apply_in(db, prepared)
 
 
+def write_with_journal_on_disk(db: Database, groups: Groups) -> None:
+    """The write with SQLite's default place for the statement journal (a temporary file past 64 KiB), as
+    ingest wrote before `bulk_write_pragmas` kept it in memory."""
+    db.execute("PRAGMA temp_store = DEFAULT")
+    write_as_ingest(db, groups)
+
+
 def adapter_protocol_for_none(db: Database) -> None:
     """None bound as before `store.db.connection` registered an adapter for it (through the protocol)."""
     import sqlite3
@@ -312,6 +319,7 @@ def variants(db: Database) -> list[Variant]:
     out = [
         Variant("as ingest writes", nothing, write_as_ingest),
         Variant("before: documents indexed after each recording", nothing, write_indexing_each_recording),
+        Variant("before: the statement journal spilled to a file", nothing, write_with_journal_on_disk),
         Variant(
             "before: None bound through the adapter protocol",
             adapter_protocol_for_none,

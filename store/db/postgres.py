@@ -57,7 +57,14 @@ SCHEMES = ("postgresql://", "postgres://")
 
 #: PRAGMAs the store sends SQLite to tune a bulk ingest; PostgreSQL has no such knobs (its own are server
 #: settings), so they do nothing here. Any other PRAGMA reaching PostgreSQL is a bug and raises.
-NOOP_PRAGMAS = ("cache_size", "wal_autocheckpoint", "journal_size_limit", "wal_checkpoint", "analysis_limit")
+NOOP_PRAGMAS = (
+    "cache_size",
+    "wal_autocheckpoint",
+    "journal_size_limit",
+    "wal_checkpoint",
+    "analysis_limit",
+    "temp_store",
+)
 
 #: `PgDatabase.rows_within` reads this many rows first, to learn the pace.
 ROWS_WITHIN_FIRST_BATCH = 64
