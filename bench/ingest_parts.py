@@ -28,7 +28,14 @@ import zstandard
 
 def stages(paths: list[Path]) -> dict[str, float]:
     from store.db.connection import open_database
-    from store.db.ingest import CODEC, GROUP_FILES, ZSTD_LEVEL, apply_group
+    from store.db.ingest import (
+        CODEC,
+        GROUP_FILES,
+        INGEST_CACHE_KIB,
+        ZSTD_LEVEL,
+        apply_group,
+        bulk_write_pragmas,
+    )
     from store.db.writer import Prepared, to_tuples
     from store.reading.decode import decode_recording
     from store.reading.extract import extract
@@ -83,6 +90,8 @@ def stages(paths: list[Path]) -> dict[str, float]:
         gc.enable()
     with tempfile.TemporaryDirectory() as tmp:
         db = open_database(Path(tmp) / "parts.db")
+        bulk_write_pragmas(db)  # the writer's settings, as ingest sets them
+        db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
         s = time.perf_counter()
         for i in range(0, len(prepared), GROUP_FILES):
             apply_group(db, list(prepared[i : i + GROUP_FILES]))
