@@ -31,7 +31,6 @@ def stages(paths: list[Path]) -> dict[str, float]:
     from store.db.ingest import (
         CODEC,
         GROUP_FILES,
-        INGEST_CACHE_KIB,
         ZSTD_LEVEL,
         apply_group,
         bulk_write_pragmas,
@@ -91,7 +90,6 @@ def stages(paths: list[Path]) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         db = open_database(Path(tmp) / "parts.db")
         bulk_write_pragmas(db)  # the writer's settings, as ingest sets them
-        db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
         s = time.perf_counter()
         for i in range(0, len(prepared), GROUP_FILES):
             apply_group(db, list(prepared[i : i + GROUP_FILES]))

@@ -361,12 +361,11 @@ def all_variants() -> list[Variant]:
 def fresh_database(folder: str, variant: Variant) -> Database:
     """A migrated database with the variant's schema and ingest's bulk-write settings."""
     from store.db.connection import open_database
-    from store.db.ingest import INGEST_CACHE_KIB, bulk_write_pragmas
+    from store.db.ingest import bulk_write_pragmas
 
     db = open_database(Path(folder) / "write.db")
     variant.setup(db)
     bulk_write_pragmas(db)
-    db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     return db
 
 

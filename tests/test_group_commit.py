@@ -70,6 +70,31 @@ def test_the_writer_keeps_its_statement_journal_in_memory_and_gives_the_setting_
     assert db.execute("PRAGMA temp_store").fetchone()[0] == 1  # FILE, as before
 
 
+def test_reextract_keeps_the_journal_in_memory_too_but_not_for_its_tally_rebuild(
+    db: Database, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`reextract` rewrites every recording's rows through the same triggers, so it writes with the same
+    settings; its tally rebuild, one statement over the whole store, runs with the connection's own."""
+    import store.db.reextract as reextract_module
+
+    ingest(db, RECORDINGS, db_path=str(db_path), workers=1)
+    during: list[int] = []
+    rebuilt_with: list[int] = []
+    real_rebuild = reextract_module.rebuild_tallies
+
+    def rebuild(database: Database) -> None:
+        rebuilt_with.append(database.execute("PRAGMA temp_store").fetchone()[0])
+        real_rebuild(database)
+
+    monkeypatch.setattr(reextract_module, "rebuild_tallies", rebuild)
+    done, failures = reextract_module.reextract(
+        db, everything=True, progress=lambda *_: during.append(db.execute("PRAGMA temp_store").fetchone()[0])
+    )
+    assert done == len(RECORDINGS) and not failures
+    assert set(during) == {2} and rebuilt_with == [0]
+    assert db.execute("PRAGMA temp_store").fetchone()[0] == 0
+
+
 def test_a_recording_that_cannot_be_stored_is_quarantined_alone(
     db: Database, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -260,38 +260,49 @@ def ingest_sources(
     if db_path is None:
         n_workers = 1
     done_bytes = 0
-    cache = db.execute("PRAGMA cache_size").fetchone()[0]
-    temp_store = db.execute("PRAGMA temp_store").fetchone()[0]
-    bulk_write_pragmas(db)
-    db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
-    try:
-        for n, (item, outcome) in enumerate(_outcomes(db, items, db_path, n_workers), start=1):
-            report.seen += 1
-            done_bytes += item.size
-            report.add(outcome)
-            if progress is not None:
-                progress(n, len(items), done_bytes, total_bytes)
-    finally:
-        _close_lookup()
-        db.execute("PRAGMA wal_autocheckpoint = 1000")
-        db.execute(f"PRAGMA cache_size = {int(cache)}")
-        db.execute(f"PRAGMA temp_store = {int(temp_store)}")
-        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    with bulk_writing(db):
+        try:
+            for n, (item, outcome) in enumerate(_outcomes(db, items, db_path, n_workers), start=1):
+                report.seen += 1
+                done_bytes += item.size
+                report.add(outcome)
+                if progress is not None:
+                    progress(n, len(items), done_bytes, total_bytes)
+        finally:
+            _close_lookup()
     if report.stored:
         refresh_statistics(db, written=True)
     report.seconds = time.perf_counter() - started
     return report
 
 
+@contextlib.contextmanager
+def bulk_writing(db: Database) -> Iterator[None]:
+    """The writer's settings for a bulk write (ingest, reextract), and the connection's own given back after
+    it, with the WAL checkpointed (a reader then finds the rows in the database file)."""
+    cache = db.execute("PRAGMA cache_size").fetchone()[0]
+    temp_store = db.execute("PRAGMA temp_store").fetchone()[0]
+    bulk_write_pragmas(db)
+    try:
+        yield
+    finally:
+        db.execute("PRAGMA wal_autocheckpoint = 1000")
+        db.execute(f"PRAGMA cache_size = {int(cache)}")
+        db.execute(f"PRAGMA temp_store = {int(temp_store)}")
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
 def bulk_write_pragmas(db: Database) -> None:
-    """Checkpoint in steps while bulk writing, and cut the WAL file back after each checkpoint; keep the
-    statement journal in memory. Every row the writer inserts fires the tally triggers, so SQLite journals
-    the pages each INSERT first changes, to undo that statement alone; past 64 KiB that journal spilled to a
-    temporary file: 143,000 `pwrite` calls for 2,000 event-heavy runs, 0.24 s of the writer's system time
-    (bench/RESULTS.md, 2026-12-05). In memory it holds only the pages of the statement running (its
-    rows, their indexes and tallies). The ingest restores the connection's setting when it ends."""
+    """Checkpoint in steps while bulk writing, and cut the WAL file back after each checkpoint; a larger page
+    cache; the statement journal in memory. Every row the writer inserts fires the tally triggers, so SQLite
+    journals the pages each INSERT first changes, to undo that statement alone; past 64 KiB that journal
+    spilled to a temporary file: 143,000 `pwrite` calls for 2,000 event-heavy runs, 0.24 s of the writer's
+    system time (bench/RESULTS.md, 2026-12-05). In memory it holds only the pages of the statement running
+    (a recording's rows, their indexes and tallies); a statement over the whole store (a tally rebuild, a
+    migration) runs after `bulk_writing` has given the setting back."""
     db.execute(f"PRAGMA wal_autocheckpoint = {int(INGEST_WAL_PAGES)}")
     db.execute(f"PRAGMA journal_size_limit = {int(WAL_SIZE_LIMIT_BYTES)}")
+    db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
     db.execute("PRAGMA temp_store = MEMORY")
 
 

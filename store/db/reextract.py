@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from store.db.connection import write_lock
+from store.db.ingest import bulk_writing
 from store.db.writer import EXTRACTOR_VERSION, delete_extracted, insert_rows, own_runs
 from store.errors import RecordingError
 from store.reading.extract import extract
@@ -25,6 +26,20 @@ def reextract(
     where = "" if everything else f"WHERE extractor_version < {EXTRACTOR_VERSION}"
     todo = db.execute(f"SELECT id, sha256, source, container FROM recordings {where} ORDER BY id").fetchall()
     failures: list[tuple[str, str]] = []
+    with bulk_writing(db):
+        done = _rewrite(db, todo, failures, progress)
+    with write_lock(db):
+        rebuild_tallies(db)  # the triggers kept them; recounting makes `reextract` the way to re-derive them
+    return done, failures
+
+
+def _rewrite(
+    db: Database,
+    todo: list[tuple[int, str, str, str]],
+    failures: list[tuple[str, str]],
+    progress: Callable[[int, int], None] | None,
+) -> int:
+    """Each recording's rows written again from its original, one transaction a recording."""
     done = 0
     for n, (rec_id, sha, source, container) in enumerate(todo, start=1):
         data = original_bytes(db, sha)
@@ -46,6 +61,4 @@ def reextract(
         done += 1
         if progress is not None:
             progress(n, len(todo))
-    with write_lock(db):
-        rebuild_tallies(db)  # the triggers kept them; recounting makes `reextract` the way to re-derive them
-    return done, failures
+    return done
