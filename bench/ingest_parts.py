@@ -2,14 +2,14 @@
 
     python -m bench.ingest_parts [--runs 2000 | --mb 50] [--repeats 3]
 
-Each stage is timed on its own over the event-heavy corpus (`corpus_by_runs`): read, sha256, decode
-(msgspec: the top level typed, the events read whole once), the run content identity
-(`store.reading.identity`: each run's events as canonical JSON, one SHA-256 a run), extract (the Python
-walk), row tuples, zstd, and the write (the real writer, in groups, into a fresh database). The "without
-extraction" line is the ceiling any faster extractor could reach with everything else unchanged: if it
-clears a target and the whole does not, the Python walk is what stands in the way. The "2-core floor" is the best wall time of ingest's design on two cores (one writer, the
-workers preparing): the larger of the write alone (on pre-built row tuples) and all the stages' time
-shared by two cores.
+Each stage is timed on its own over the event-heavy corpus (`corpus_by_runs`; `--mb`: the snapshot-heavy one):
+read, sha256, decode (msgspec: the top level typed, the events read whole once), the run content identity
+(`store.reading.identity`: each run's events as canonical JSON, one SHA-256 a run), extract (the Python walk),
+row tuples, zstd, and the write (the real writer with the ingest's settings, in groups, into a fresh
+database). The "without extraction" line is the ceiling any faster extractor could reach with everything else
+unchanged: if it clears a target and the whole does not, the Python walk is what stands in the way. The
+"2-core floor" is the best wall time of ingest's design on two cores (one writer, the workers preparing): the
+larger of the write alone (on pre-built row tuples) and all the stages' time shared by two cores.
 """
 
 from __future__ import annotations

@@ -54,8 +54,8 @@ def test_recordings_are_committed_in_groups(db: Database, db_path: Path) -> None
 def test_the_writer_keeps_its_statement_journal_in_memory_and_gives_the_setting_back(
     db: Database, db_path: Path
 ) -> None:
-    """Every row the writer inserts fires the tally triggers, so SQLite journals what each insert changes; in
-    a temporary file, past 64 KiB, that journal was a third of the write's time. Ingest keeps it in memory
+    """Each run and finding the writer inserts fires the tally triggers, so SQLite journals what each such
+    insert changes; in a temporary file, past 64 KiB, that journal was over a quarter of the write's time. Ingest keeps it in memory
     (`temp_store`) while it writes, and leaves the connection's own setting as it found it."""
     db.execute("PRAGMA temp_store = FILE")
     during: list[int] = []
