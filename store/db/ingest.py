@@ -288,7 +288,10 @@ def bulk_writing(db: Database) -> Iterator[None]:
     finally:
         db.execute("PRAGMA wal_autocheckpoint = 1000")
         db.execute(f"PRAGMA cache_size = {int(cache)}")
-        db.execute(f"PRAGMA temp_store = {int(temp_store)}")
+        # SQLite refuses this inside a transaction once the connection has a temp schema (a failed rollback
+        # after a write error): the error being raised matters more than where this connection sorts
+        with contextlib.suppress(sqlite3.Error):
+            db.execute(f"PRAGMA temp_store = {int(temp_store)}")
         db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
