@@ -8,9 +8,10 @@ import os
 import re
 import time
 import urllib.request
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -23,6 +24,7 @@ from tests.wide_recordings import WIDE_RUN, write_wide_recording
 
 pytestmark = [pytest.mark.slow]
 LOCAL = {"127.0.0.1", "localhost", "::1", "[::1]"}
+T = TypeVar("T")
 STATIC_FONTS = Path(__file__).resolve().parents[1] / "reviewer" / "serve" / "static" / "fonts"
 
 
@@ -135,36 +137,57 @@ def _fonts_not_loaded(page, exc: Exception, failed: list[str], output: list[str]
     )
 
 
+def _once_more_if_chromium_died(visit: Callable[[], T]) -> T:
+    """`visit()`, and once more if Chromium itself went away under it ("Target page, context or browser has
+    been closed"). That met one full suite run in five on this 2-core machine, during `page.goto`, and none in
+    twelve runs of this file alone. These visits only read the page, so a second one sees what the first
+    would have; a page that brings the browser down every time still fails, and the first fall is reported
+    as a warning."""
+    from playwright.sync_api import Error
+
+    try:
+        return visit()
+    except Error as exc:
+        if "has been closed" not in str(exc):
+            raise
+        warnings.warn(f"Chromium went away during a visit, which was made again: {exc}", stacklevel=2)
+        return visit()
+
+
 def test_offline_the_page_asks_only_its_server_and_draws_emoji(served_wide: Served, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    requested: list[str] = []
-    failed: list[str] = []
-    with sync_playwright() as p:
-        browser = _launch_offline(p, tmp_path)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.on("request", lambda r: requested.append(r.url))
-            context.on("requestfailed", lambda r: failed.append(r.url))
-            page = context.new_page()
-            sockets: list[str] = []
-            page.on("websocket", lambda ws: sockets.append(ws.url))
-            page.add_init_script(CAPTURE)
-            page.goto(served_wide.url)
-            seen = _wait_for(page, WIDE_RUN)  # the runs screen is up with the emoji run
-            assert "🛰" in seen and "衛星-agent" in seen
-            # the browser's terminal (xterm.js counts cells code point by code point) gets the emoji spelled
-            # with Rich's width: no VS16 selector, whose cell it would not count
-            assert "\ufe0f" not in seen
+    def visit() -> tuple[list[str], list[str], list[str], dict[str, Any]]:
+        requested: list[str] = []
+        failed: list[str] = []
+        sockets: list[str] = []
+        with sync_playwright() as p:
+            browser = _launch_offline(p, tmp_path)
             try:
-                drawn = page.evaluate(DRAWS_EMOJI)
-            except Exception as exc:  # noqa: BLE001 - said with what would explain it (a rare failure under load)
-                raise AssertionError(_fonts_not_loaded(page, exc, failed, served_wide.output)) from exc
-            time.sleep(0.5)
-            shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
-            page.screenshot(path=str(shots / "serve-offline-runs.png"))
-        finally:
-            browser.close()
+                context = browser.new_context(viewport={"width": 1400, "height": 900})
+                context.on("request", lambda r: requested.append(r.url))
+                context.on("requestfailed", lambda r: failed.append(r.url))
+                page = context.new_page()
+                page.on("websocket", lambda ws: sockets.append(ws.url))
+                page.add_init_script(CAPTURE)
+                page.goto(served_wide.url)
+                seen = _wait_for(page, WIDE_RUN)  # the runs screen is up with the emoji run
+                assert "🛰" in seen and "衛星-agent" in seen
+                # the browser's terminal (xterm.js counts cells code point by code point) gets the emoji
+                # spelled with Rich's width: no VS16 selector, whose cell it would not count
+                assert "\ufe0f" not in seen
+                try:
+                    drawn = page.evaluate(DRAWS_EMOJI)
+                except Exception as exc:  # noqa: BLE001 - said with what would explain it (rare, under load)
+                    raise AssertionError(_fonts_not_loaded(page, exc, failed, served_wide.output)) from exc
+                time.sleep(0.5)
+                shots = Path(os.environ.get("REVIEWER_SCREENSHOTS", tmp_path))
+                page.screenshot(path=str(shots / "serve-offline-runs.png"))
+            finally:
+                browser.close()
+        return requested, failed, sockets, drawn
+
+    requested, failed, sockets, drawn = _once_more_if_chromium_died(visit)
     assert requested and sockets
     for url in requested + sockets:
         assert urlsplit(url).hostname in LOCAL, f"the page asked another host: {url}"
@@ -192,27 +215,30 @@ def _drawn_once_fonts_are_in(
     files asked for."""
     from playwright.sync_api import Route, sync_playwright
 
-    asked: list[str] = []
+    def visit() -> tuple[dict[str, Any], list[str]]:
+        asked: list[str] = []
 
-    def font_file(route: Route) -> None:
-        asked.append(route.request.url.rsplit("/", 1)[-1])
-        time.sleep(late_s)
-        route.continue_()
+        def font_file(route: Route) -> None:
+            asked.append(route.request.url.rsplit("/", 1)[-1])
+            time.sleep(late_s)
+            route.continue_()
 
-    with sync_playwright() as p:
-        browser = _launch_offline(p, tmp_path, font_dir)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.route(re.compile(r".*\.(?:ttf|woff)$"), font_file)
-            page = context.new_page()
-            page.add_init_script(CAPTURE)
-            page.goto(served.url)
-            _wait_for(page, WIDE_RUN)  # the terminal starts after 3 s at the latest, with its fonts or not
-            page.evaluate(FONTS_IN)
-            drawn = page.evaluate(DRAWS_EMOJI)
-        finally:
-            browser.close()
-    return drawn, sorted(asked)
+        with sync_playwright() as p:
+            browser = _launch_offline(p, tmp_path, font_dir)
+            try:
+                context = browser.new_context(viewport={"width": 1400, "height": 900})
+                context.route(re.compile(r".*\.(?:ttf|woff)$"), font_file)
+                page = context.new_page()
+                page.add_init_script(CAPTURE)
+                page.goto(served.url)
+                _wait_for(page, WIDE_RUN)  # the terminal starts after 3 s at the latest, fonts in or not
+                page.evaluate(FONTS_IN)
+                drawn = page.evaluate(DRAWS_EMOJI)
+            finally:
+                browser.close()
+        return drawn, sorted(asked)
+
+    return _once_more_if_chromium_died(visit)
 
 
 def _faces(drawn: dict[str, Any], *, emoji: bool) -> list[tuple[str, str]]:
