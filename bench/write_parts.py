@@ -1,11 +1,12 @@
 """Where the ingest's one writer spends its time: table by table, index by index, trigger and full-text index.
 
-    python -m bench.write_parts [--runs 2000 | --mb 50] [--repeats 3] [--only TEXT ...] [--instructions] [--statements]
+    python -m bench.write_parts [--runs 2000 | --mb 50] [--repeats 3] [--only TEXT ...] [--instructions]
+        [--statements]
 
-The event-heavy corpus (`corpus_by_runs`; with `--mb` the snapshot-heavy one) is prepared once in this process exactly as ingest's workers
-prepare it (`prepare`, then `slim`: insert-ready row tuples and the zstd original) and grouped as ingest
-groups it; only the write is measured. Each variant writes all of it into a fresh database, one
-transaction per group:
+The event-heavy corpus (`corpus_by_runs`; with `--mb` the snapshot-heavy one) is prepared once in this process
+exactly as ingest's workers prepare it (`prepare`, then `slim`: insert-ready row tuples and the zstd original)
+and grouped as ingest groups it; only the write is measured. Each variant writes all of it into a fresh
+database, one transaction per group:
 
 - "as ingest writes": `apply_group`, the writer ingest runs;
 - "without X": the same writer on a schema with X (a secondary index, the tally triggers, the full-text

@@ -54,9 +54,9 @@ def test_recordings_are_committed_in_groups(db: Database, db_path: Path) -> None
 def test_the_writer_keeps_its_statement_journal_in_memory_and_gives_the_setting_back(
     db: Database, db_path: Path
 ) -> None:
-    """Each run and finding the writer inserts fires the tally triggers, so SQLite journals what each such
-    insert changes; in a temporary file, past 64 KiB, that journal was over a quarter of the write's time. Ingest keeps it in memory
-    (`temp_store`) while it writes, and leaves the connection's own setting as it found it."""
+    """Each run and finding the writer inserts fires the tally triggers, so SQLite journals what each such insert
+    changes; in a temporary file, past 64 KiB, that journal was over a quarter of the write's time. Ingest
+    keeps it in memory (`temp_store`) while it writes, and leaves the connection's own setting as it found it."""
     db.execute("PRAGMA temp_store = FILE")
     during: list[int] = []
     report = ingest(

@@ -298,11 +298,11 @@ def bulk_writing(db: Database) -> Iterator[None]:
 def bulk_write_pragmas(db: Database) -> None:
     """Checkpoint in steps while bulk writing, and cut the WAL file back after each checkpoint; a larger page
     cache; the statement journal in memory. Each run and finding the writer inserts fires the tally triggers,
-    so SQLite journals the pages each such INSERT first changes, to undo that statement alone; past 64 KiB that journal
-    spilled to a temporary file: 143,000 `pwrite` calls for 2,000 event-heavy runs, 0.24 s of the writer's
-    system time (bench/RESULTS.md, 2026-12-05). In memory it holds only the pages of the statement running
-    (a recording's rows, their indexes and tallies); a statement over the whole store (a tally rebuild, a
-    migration) runs after `bulk_writing` has given the setting back."""
+    so SQLite journals the pages each such INSERT first changes, to undo that statement alone; past 64 KiB
+    that journal spilled to a temporary file: 143,000 `pwrite` calls for 2,000 event-heavy runs, 0.24 s of the
+    writer's system time (bench/RESULTS.md, 2026-12-05). In memory it holds only the pages of the statement
+    running (a recording's rows, their indexes and tallies); a statement over the whole store (a tally
+    rebuild, a migration) runs after `bulk_writing` has given the setting back."""
     db.execute(f"PRAGMA wal_autocheckpoint = {int(INGEST_WAL_PAGES)}")
     db.execute(f"PRAGMA journal_size_limit = {int(WAL_SIZE_LIMIT_BYTES)}")
     db.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
