@@ -2,7 +2,7 @@
 to 2x the careful peer (issue 16 point 3): prototypes timed on the same files beside today's ingest. Nothing
 here is wired into the product.
 
-    python -m bench.ingest_prototypes [--runs 2000 | --mb 50] [--repeats 3]
+    python -m bench.ingest_prototypes [--runs 2000 | --mb 50] [--repeats 3] [--only TEXT ...] [--no-writer]
 
 `--runs` is the event-heavy corpus of that many runs; `--mb` the snapshot-heavy corpus of that size instead
 (`bench.scale --ingest-mb`: few events, large snapshots).
@@ -39,7 +39,13 @@ the collector paused: the reference of `bench.scale`):
   from its recording's compressed original when the run is opened): what is left when the writer writes
   no row a peer writes; and, with the shards, the stand-in paying today's run identity on top of its parse
   (`store.reading.identity`: each run's events as canonical JSON, one SHA-256 a run; native calls already),
-  which a compiled decoder-extractor that keeps the identity as it is could not avoid;
+  which a compiled decoder-extractor that keeps the identity as it is could not avoid; and paying instead one
+  SHA-256 pass over each recording's bytes: the least a reader that takes the identity from the bytes while
+  it parses them would pay (the line that says whether a cheaper identity would close the gap);
+- today's decoder, extraction free (a stand-in): the decode is ours (msgspec Structs, compiled already, and on
+  snapshot-heavy recordings three times faster than `orjson.loads`), the extraction's rows handed back as
+  above, with today's identity or with one hash pass: what an extractor compiled behind today's decoder
+  could give at the most;
 - the careful peer (`bench.scale.careful_peer`: orjson and sqlite-utils `insert_all`, one transaction a
   file, one core, its batch size tuned on these files), the second reference of every line.
 """
@@ -359,25 +365,49 @@ def extract_beforehand(paths: list[Path]) -> None:
         _EXTRACTED[item.origin] = (result.extracted, result.tuples)  # type: ignore[union-attr]
 
 
+#: what the stand-ins charge for the decode: one `orjson.loads` of the bytes, or today's decoder (msgspec)
+Decode = str  # "orjson" | "ours"
+#: what they charge for the run identity: nothing, today's (canonical JSON and SHA-256 of each run's events),
+#: or one SHA-256 pass over the recording's bytes
+Identity = str | None  # None | "today" | "one hash pass"
+
+
 @contextmanager
-def extraction_at_parse_speed(*, digest: bool = False) -> Iterator[None]:
-    """Inside the block, the decode (`decoded_with_identities`) is one `orjson.loads`, and `extract` and
-    `to_tuples` hand back the rows `extract_beforehand` kept, with the identities taken then. With `digest`,
-    the decode also takes each run's identity as ingest takes it (`identities_of_events`: canonical JSON and
-    SHA-256, native already): what a compiled decoder-extractor that keeps today's identity pays."""
+def extraction_at_parse_speed(*, decode: Decode = "orjson", identity: Identity = None) -> Iterator[None]:
+    """Inside the block, `extract` and `to_tuples` hand back the rows `extract_beforehand` kept (with the
+    identities taken then), and the decode (`decoded_with_identities`) costs:
+
+    - `decode="orjson"`: one `orjson.loads` of the bytes: a decoder-extractor compiled to orjson's speed;
+    - `decode="ours"`: today's decoder (msgspec Structs, already compiled): an extractor compiled behind it;
+
+    and on top, for the run identity, with `identity="today"`: each run's events as canonical JSON and one
+    SHA-256 a run (`store.reading.identity`, native calls already): what a compiled extractor that keeps
+    today's identity pays; with `identity="one hash pass"`: one SHA-256 over the recording's bytes: the
+    hashing a reader that takes the identity from the bytes as it parses them could not avoid (the keys it
+    would sort as it goes are not charged, nor is the hash's narrowing to the events)."""
+    import hashlib
+
     import orjson
 
     import store.db.ingest as ingest_module
-    from store.reading.identity import identities_of_events
+    from store.reading.decode import decode_recording
+    from store.reading.identity import identities_of_events, taken_identities
 
     def parsed(data: bytes, origin: str, sha: str) -> Any:
-        doc = orjson.loads(data)
-        if digest:
-            inner = doc.get("recording")
-            events = (inner if isinstance(inner, dict) else doc).get("events")
-            events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
-            run_ids = [m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in events]
-            identities_of_events(events, run_ids, None, sha)
+        if decode == "orjson":
+            doc = orjson.loads(data)
+            if identity == "today":
+                inner = doc.get("recording")
+                events = (inner if isinstance(inner, dict) else doc).get("events")
+                events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+                run_ids = [m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in events]
+                identities_of_events(events, run_ids, None, sha)
+        else:
+            rec = decode_recording(data, origin, keep_events=identity == "today")
+            if identity == "today":
+                taken_identities(rec, sha)
+        if identity == "one hash pass":
+            hashlib.sha256(data).digest()
         return origin, {}
 
     tuples_of = {id(extracted): tuples for extracted, tuples in _EXTRACTED.values()}
@@ -394,12 +424,16 @@ def extraction_at_parse_speed(*, digest: bool = False) -> Iterator[None]:
 
 
 def at_parse_speed(
-    paths: list[Path], *, shards: bool, unwritten: tuple[str, ...] = (), digest: bool = False
+    paths: list[Path],
+    *,
+    shards: bool,
+    unwritten: tuple[str, ...] = (),
+    decode: Decode = "orjson",
+    identity: Identity = None,
 ) -> float:
-    """Seconds of the ingest (ours, or the shard pipeline, leaving the tables `unwritten` empty) with
-    extraction at parse speed (and with `digest`, today's run identity on top); checked to store what ours
-    stores."""
-    with extraction_at_parse_speed(digest=digest):
+    """Seconds of the ingest (ours, or the shard pipeline, leaving the tables `unwritten` empty) with the
+    stand-in extraction (`extraction_at_parse_speed`); checked to store what ours stores."""
+    with extraction_at_parse_speed(decode=decode, identity=identity):
         if shards:
             return shard_pipeline(paths, unwritten=unwritten)
         db, seconds = _ingest(paths, None)
@@ -425,31 +459,62 @@ def spread(samples: list[float], fmt: Callable[[float], str]) -> str:
     return f"{fmt(statistics.median(samples))} (min {fmt(min(samples))}, max {fmt(max(samples))})"
 
 
-def one_repetition(paths: list[Path]) -> dict[str, float]:
-    """Seconds of every line, once each, in turn."""
+def lines_of(paths: list[Path]) -> dict[str, Callable[[], float]]:
+    """Every line but the two references, each a call that times it once."""
+    later: dict[str, float] = {}
+
+    def full_text(part: str) -> Callable[[], float]:
+        def timed() -> float:
+            if not later:  # one ingest and one indexing pass give the three lines
+                later["ingest"], later["index"] = full_text_later(paths)
+            return later["ingest"] + later["index"] if part == "both" else later[part]
+
+        return timed
+
+    return {
+        "ours": lambda: _timed_ingest(paths, None),
+        "ours, one process": lambda: _timed_ingest(paths, 1),
+        "no write": lambda: no_write(paths),
+        "full text later: the ingest": full_text("ingest"),
+        "full text later: the indexing pass after it": full_text("index"),
+        "full text later: both": full_text("both"),
+        "shards: workers write them, the writer merges": lambda: shard_pipeline(paths),
+        "shards, and no event rows": lambda: shard_pipeline(paths, unwritten=("events",)),
+        "extraction at parse speed (stand-in), ours": lambda: at_parse_speed(paths, shards=False),
+        "extraction at parse speed (stand-in), shards": lambda: at_parse_speed(paths, shards=True),
+        "the same, and no event rows": lambda: at_parse_speed(paths, shards=True, unwritten=("events",)),
+        "extraction at parse speed + today's run identity (stand-in), shards": lambda: at_parse_speed(
+            paths, shards=True, identity="today"
+        ),
+        "extraction at parse speed + identity at one hash pass (stand-in), shards": lambda: at_parse_speed(
+            paths, shards=True, identity="one hash pass"
+        ),
+        "the same, and no event rows (identity at one hash pass)": lambda: at_parse_speed(
+            paths, shards=True, unwritten=("events",), identity="one hash pass"
+        ),
+        "today's decoder and identity, extraction free (stand-in), ours": lambda: at_parse_speed(
+            paths, shards=False, decode="ours", identity="today"
+        ),
+        "today's decoder, identity at one hash pass, extraction free (stand-in), ours": lambda: (
+            at_parse_speed(paths, shards=False, decode="ours", identity="one hash pass")
+        ),
+    }
+
+
+def one_repetition(paths: list[Path], only: list[str] | None = None) -> dict[str, float]:
+    """Seconds of every line (or of those whose name holds one of `only`), once each, in turn, after the two
+    references."""
     from bench.ingest import raw_parse
     from bench.scale import careful_peer
 
-    parse = raw_parse(paths)[0]
-    later, index = full_text_later(paths)
-    return {
-        "orjson.loads (one core)": parse,
+    times = {
+        "orjson.loads (one core)": raw_parse(paths)[0],
         "careful peer (one core)": careful_peer(paths, PEER_BATCH),
-        "ours": _timed_ingest(paths, None),
-        "ours, one process": _timed_ingest(paths, 1),
-        "no write": no_write(paths),
-        "full text later: the ingest": later,
-        "full text later: the indexing pass after it": index,
-        "full text later: both": later + index,
-        "shards: workers write them, the writer merges": shard_pipeline(paths),
-        "shards, and no event rows": shard_pipeline(paths, unwritten=("events",)),
-        "extraction at parse speed (stand-in), ours": at_parse_speed(paths, shards=False),
-        "extraction at parse speed (stand-in), shards": at_parse_speed(paths, shards=True),
-        "the same, and no event rows": at_parse_speed(paths, shards=True, unwritten=("events",)),
-        "extraction at parse speed + today's run identity (stand-in), shards": at_parse_speed(
-            paths, shards=True, digest=True
-        ),
     }
+    for name, timed in lines_of(paths).items():
+        if not only or any(text in name for text in only):
+            times[name] = timed()
+    return times
 
 
 #: the careful peer's batch size (set by `main`, tuned on the files as `bench.scale` tunes it)
@@ -463,6 +528,8 @@ def print_table(mb: float, lines: dict[str, list[float]], writer: dict[str, list
         ratio = spread([p / s for p, s in zip(parse, samples, strict=True)], lambda v: f"{v:.2f}x")
         faster = spread([p / s for p, s in zip(peer, samples, strict=True)], lambda v: f"{v:.2f}x")
         print(f"  {name:46} {spread(samples, lambda v: f'{v:.2f} s')}  {rate}  {ratio} orjson  {faster} peer")
+    if not all(writer.values()):
+        return
     print("the writer's critical path, one process, CPU seconds:")
     for name, cpu in writer.items():
         rate = spread([mb / c for c in cpu], lambda v: f"{v:,.0f} MB/s")
@@ -472,11 +539,14 @@ def print_table(mb: float, lines: dict[str, list[float]], writer: dict[str, list
 def main(argv: list[str] | None = None) -> int:
     from bench.__main__ import chosen_corpus, corpus_parser
 
-    args = corpus_parser(__doc__).parse_args(argv)
+    parser = corpus_parser(__doc__)
+    parser.add_argument("--only", action="append", help="only the lines whose name holds this text")
+    parser.add_argument("--no-writer", action="store_true", help="leave out the writer's critical path")
+    args = parser.parse_args(argv)
     paths, shape = chosen_corpus(args)
     mb = sum(p.stat().st_size for p in paths) / 1e6
     extract_beforehand(paths)
-    groups = prepared_groups(paths)
+    groups = [] if args.no_writer else prepared_groups(paths)
     from bench.scale import tune_batch
 
     global PEER_BATCH
@@ -486,11 +556,12 @@ def main(argv: list[str] | None = None) -> int:
     loads = []
     for _ in range(args.repeats):
         loads.append(os.getloadavg()[0])
-        times = one_repetition(paths)
+        times = one_repetition(paths, args.only)
         for name, seconds in times.items():
             lines.setdefault(name, []).append(seconds)
-        for name, cpu in zip(writer, writer_paths(groups), strict=True):
-            writer[name].append(cpu)
+        if not args.no_writer:
+            for name, cpu in zip(writer, writer_paths(groups), strict=True):
+                writer[name].append(cpu)
         print(" ".join(f"{k}: {v:.2f}s" for k, v in times.items()), file=sys.stderr, flush=True)
     print(
         f"{len(paths):,} files, {mb:,.0f} MB ({shape}); {args.repeats} repetitions; "

@@ -120,3 +120,30 @@ def test_the_shard_prototype_checks_what_it_stored_even_on_a_corpus_ingest_reads
     paths = sorted((tmp_path / "small").rglob("*.json"))
     assert shard_pipeline(paths) > 0
     assert shard_pipeline(paths, unwritten=("events",)) > 0
+
+
+@pytest.mark.parametrize(
+    ("decode", "identity", "shards"),
+    [
+        ("orjson", "today", True),
+        ("orjson", "one hash pass", True),
+        ("ours", "today", False),
+        ("ours", "one hash pass", False),
+    ],
+)
+def test_every_extraction_stand_in_stores_what_the_ingest_stores(
+    tmp_path: Path, decode: str, identity: str, shards: bool
+) -> None:
+    """Each stand-in line of `bench.ingest_prototypes` (a decode and an identity charged in place of the
+    extraction) stores the runs, findings, events and documents the real ingest stores, and refuses itself
+    if it does not: the figures it prints are of the same work, only cheaper."""
+    from bench.corpus import generate_corpus
+    from bench.ingest_prototypes import _EXTRACTED, at_parse_speed, extract_beforehand
+
+    generate_corpus(tmp_path / "small", runs=30, seed=7, runs_per_file=10)
+    paths = sorted((tmp_path / "small").rglob("*.json"))
+    extract_beforehand(paths)
+    try:
+        assert at_parse_speed(paths, shards=shards, decode=decode, identity=identity) > 0
+    finally:
+        _EXTRACTED.clear()
