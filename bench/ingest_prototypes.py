@@ -60,7 +60,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sqlite_utils import Database
 
@@ -366,10 +366,10 @@ def extract_beforehand(paths: list[Path]) -> None:
 
 
 #: what the stand-ins charge for the decode: one `orjson.loads` of the bytes, or today's decoder (msgspec)
-Decode = str  # "orjson" | "ours"
+Decode = Literal["orjson", "ours"]
 #: what they charge for the run identity: nothing, today's (canonical JSON and SHA-256 of each run's events),
 #: or one SHA-256 pass over the recording's bytes
-Identity = str | None  # None | "today" | "one hash pass"
+Identity = Literal["today", "one hash pass"] | None
 
 
 @contextmanager
