@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 from bench.__main__ import chosen_corpus, corpus_parser, measured_code
+from bench.ingest_prototypes import spread
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the modules compiled: the extraction and what it calls for every event
@@ -126,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     if len({str(r["rows"]) for r in interpreted + compiled}) != 1:
         raise SystemExit("the compiled extraction gave other rows than the interpreted one")
     mb = sum(p.stat().st_size for p in paths) / 1e6
-    print(f"{len(paths):,} files, {mb:,.0f} MB ({shape}); median (min, max); same rows; {measured_code()}")
+    passes = args.repeats * (args.rounds if args.ingest else 1)
+    print(
+        f"{len(paths):,} files, {mb:,.0f} MB ({shape}); median (min, max) of {passes}; same rows; {measured_code()}"
+    )
+    seconds, times_faster = (lambda v: f"{v:.3f} s"), (lambda v: f"{v:.3f}x")
     for side, results in sides.items():
         times: dict[str, list[float]] = {}
         for result in results:
@@ -135,21 +140,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.ingest:
             ratios = [p / s for p, s in zip(times["peer"], times["ingest"], strict=True)]
             print(
-                f"  {side:17} ingest {_spread(times['ingest'], 's')}; the careful peer "
-                f"{_spread(times['peer'], 's')}; {_spread(ratios, 'x')} the careful peer"
+                f"  {side:17} ingest {spread(times['ingest'], seconds)}; the careful peer "
+                f"{spread(times['peer'], seconds)}; {spread(ratios, times_faster)} the careful peer"
             )
             continue
         parse = statistics.median(times["orjson.loads"])
-        cells = [f"{step} {_spread(times[step], 's')}" for step in ("decode", "extract", "tuples")]
+        cells = [f"{step} {spread(times[step], seconds)}" for step in ("decode", "extract", "tuples")]
         steps = sum(statistics.median(times[s]) for s in ("decode", "extract", "tuples"))
         print(
             f"  {side:17} {'; '.join(cells)}; the three {steps:.3f} s = {parse / steps:.2f}x orjson ({parse:.3f})"
         )
     return 0
-
-
-def _spread(values: list[float], unit: str) -> str:
-    return f"{statistics.median(values):.3f}{unit} ({min(values):.3f}, {max(values):.3f}; {len(values)} runs)"
 
 
 if __name__ == "__main__":
