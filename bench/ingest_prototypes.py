@@ -46,6 +46,10 @@ the collector paused: the reference of `bench.scale`):
   snapshot-heavy recordings three times faster than `orjson.loads`), the extraction's rows handed back as
   above, with today's identity or with one hash pass: what an extractor compiled behind today's decoder
   could give at the most;
+- a decoder-extractor at its native floor (a stand-in): the decode, the identity and the extraction cost what
+  `bench.native_floor` measures no native reader could avoid (every byte scanned by a compiled JSON reader,
+  the rows built as Python objects, the events' bytes hashed once), the rules themselves free: the best any
+  decoder-extractor could give, through ours, through the shards, and with no event rows;
 - the careful peer (`bench.scale.careful_peer`: orjson and sqlite-utils `insert_all`, one transaction a
   file, one core, its batch size tuned on these files), the second reference of every line.
 """
@@ -350,23 +354,35 @@ def shard_pipeline(paths: list[Path], *, unwritten: tuple[str, ...] = ()) -> flo
 
 #: origin -> the rows the real extraction made of it (set before the pool forks: the workers inherit it)
 _EXTRACTED: dict[str, tuple[Any, Any]] = {}
+#: origin -> the JSON of those rows and the bytes of its events, which the native floor's charge reads
+_FLOOR_INPUTS: dict[str, tuple[bytes, bytes]] = {}
 
 
 def extract_beforehand(paths: list[Path]) -> None:
     """Extract every file as the ingest does, in this process, and keep its rows for the stand-in."""
-    from store.db.ingest import prepare
+    from bench.native_floor import events_bytes, rows_json_of
+    from store.db.ingest import prepare, slim
     from store.db.writer import Prepared
-    from store.reading.sources import iter_sources
+    from store.reading.sources import iter_sources, read_source
 
     for item in iter_sources(paths):
         result = prepare(item)  # type: ignore[arg-type]
         if not isinstance(result, Prepared):
             raise RuntimeError(f"the stand-in takes readable recordings only: {result}")
         _EXTRACTED[item.origin] = (result.extracted, result.tuples)  # type: ignore[union-attr]
+        _FLOOR_INPUTS[item.origin] = (rows_json_of(slim(result)), events_bytes(read_source(item)))
 
 
-#: what the stand-ins charge for the decode: one `orjson.loads` of the bytes, or today's decoder (msgspec)
-Decode = Literal["orjson", "ours"]
+def forget_beforehand() -> None:
+    """Drop what `extract_beforehand` kept."""
+    _EXTRACTED.clear()
+    _FLOOR_INPUTS.clear()
+
+
+#: what the stand-ins charge for the decode: one `orjson.loads` of the bytes, today's decoder (msgspec), or
+#: the least a native decoder-extractor would pay (`bench.native_floor`: every byte scanned, the rows built,
+#: the events' bytes hashed for the identity)
+Decode = Literal["orjson", "ours", "native floor"]
 #: what they charge for the run identity: nothing, today's (canonical JSON and SHA-256 of each run's events),
 #: or one SHA-256 pass over the recording's bytes
 Identity = Literal["today", "one hash pass"] | None
@@ -379,6 +395,8 @@ def extraction_at_parse_speed(*, decode: Decode = "orjson", identity: Identity =
 
     - `decode="orjson"`: one `orjson.loads` of the bytes: a decoder-extractor compiled to orjson's speed;
     - `decode="ours"`: today's decoder (msgspec Structs, already compiled): an extractor compiled behind it;
+    - `decode="native floor"`: `bench.native_floor.floor_charge`, the identity's hashing included: a native
+      decoder-extractor whose rules cost nothing (the best any could do);
 
     and on top, for the run identity, with `identity="today"`: each run's events as canonical JSON and one
     SHA-256 a run (`store.reading.identity`, native calls already): what a compiled extractor that keeps
@@ -390,6 +408,7 @@ def extraction_at_parse_speed(*, decode: Decode = "orjson", identity: Identity =
     import orjson
 
     import store.db.ingest as ingest_module
+    from bench.native_floor import floor_charge
     from store.reading.decode import decode_recording
     from store.reading.identity import identities_of_events, taken_identities
 
@@ -402,6 +421,8 @@ def extraction_at_parse_speed(*, decode: Decode = "orjson", identity: Identity =
                 events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
                 run_ids = [m.get("runId") if isinstance(m := e.get("meta"), dict) else None for e in events]
                 identities_of_events(events, run_ids, None, sha)
+        elif decode == "native floor":
+            floor_charge(data, *_FLOOR_INPUTS[origin])
         else:
             rec = decode_recording(data, origin, keep_events=identity == "today")
             if identity == "today":
@@ -497,6 +518,15 @@ def lines_of(paths: list[Path]) -> dict[str, Callable[[], float]]:
         ),
         "today's decoder, identity at one hash pass, extraction free (stand-in), ours": lambda: (
             at_parse_speed(paths, shards=False, decode="ours", identity="one hash pass")
+        ),
+        "a decoder-extractor at its native floor (stand-in), ours": lambda: at_parse_speed(
+            paths, shards=False, decode="native floor"
+        ),
+        "a decoder-extractor at its native floor (stand-in), shards": lambda: at_parse_speed(
+            paths, shards=True, decode="native floor"
+        ),
+        "the same, and no event rows (at its native floor)": lambda: at_parse_speed(
+            paths, shards=True, unwritten=("events",), decode="native floor"
         ),
     }
 

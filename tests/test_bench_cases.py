@@ -129,16 +129,18 @@ def test_the_shard_prototype_checks_what_it_stored_even_on_a_corpus_ingest_reads
         ("orjson", "one hash pass", True),
         ("ours", "today", False),
         ("ours", "one hash pass", False),
+        ("native floor", None, False),
+        ("native floor", None, True),
     ],
 )
 def test_every_extraction_stand_in_stores_what_the_ingest_stores(
-    tmp_path: Path, decode: str, identity: str, shards: bool
+    tmp_path: Path, decode: str, identity: str | None, shards: bool
 ) -> None:
     """Each stand-in line of `bench.ingest_prototypes` (a decode and an identity charged in place of the
     extraction) stores the runs, findings, events and documents the real ingest stores, and refuses itself
     if it does not: the figures it prints are of the same work, only cheaper."""
     from bench.corpus import generate_corpus
-    from bench.ingest_prototypes import _EXTRACTED, at_parse_speed, extract_beforehand
+    from bench.ingest_prototypes import at_parse_speed, extract_beforehand, forget_beforehand
 
     generate_corpus(tmp_path / "small", runs=30, seed=7, runs_per_file=10)
     paths = sorted((tmp_path / "small").rglob("*.json"))
@@ -146,4 +148,47 @@ def test_every_extraction_stand_in_stores_what_the_ingest_stores(
     try:
         assert at_parse_speed(paths, shards=shards, decode=decode, identity=identity) > 0
     finally:
-        _EXTRACTED.clear()
+        forget_beforehand()
+
+
+def test_the_native_floor_builds_the_rows_the_writer_takes_and_hashes_the_events_of_either_form(
+    tmp_path: Path,
+) -> None:
+    """`bench.native_floor` charges a native decoder-extractor for building the very rows today's workers hand
+    the writer (not fewer, which would flatter it), and for hashing the events' bytes of a bare recording and
+    of an envelope alike (not an empty array, which would charge nothing)."""
+    import msgspec
+    import orjson
+
+    from bench.corpus import generate_corpus
+    from bench.native_floor import build_rows, corpus_rows, events_bytes, one_pass
+    from store.db.ingest import prepare, slim
+    from store.reading.sources import iter_sources
+
+    generate_corpus(tmp_path / "small", runs=30, seed=7, runs_per_file=10)
+    paths = sorted((tmp_path / "small").rglob("*.json"))
+    envelope = tmp_path / "small" / "envelope.json"  # indented, as a person might save one
+    inner = orjson.loads(paths[0].read_bytes())
+    inner["events"] = inner["events"][:-1]  # another recording's content, not the same one twice
+    envelope.write_bytes(
+        orjson.dumps(
+            {"format": "agentfootprint.recording.v1", "recording": inner}, option=orjson.OPT_INDENT_2
+        )
+    )
+    paths.append(envelope)
+    rows = corpus_rows(paths)
+    forms = set()
+    for item in iter_sources(paths):
+        data = Path(item.origin).read_bytes()
+        doc = orjson.loads(data)
+        forms.add("recording" in doc)
+        events = (doc.get("recording") or doc)["events"]
+        assert events and orjson.loads(events_bytes(data)) == events
+        prepared = slim(prepare(item))  # type: ignore[arg-type]
+        tuples = prepared.tuples  # type: ignore[union-attr]
+        built = build_rows(rows[item.origin])
+        assert built[4] == msgspec.json.decode(msgspec.json.encode(tuples))
+        assert sum(map(len, built[4].values())) == sum(map(len, tuples.values())) > 0
+    assert forms == {True, False}, "the corpus holds bare recordings and envelopes"
+    times = one_pass([Path(o).read_bytes() for o in rows], list(rows.values()), [b"[]"] * len(rows))
+    assert times["the floor (scan + rows + hash)"] > 0
