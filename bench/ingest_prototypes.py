@@ -56,6 +56,7 @@ the collector paused: the reference of `bench.scale`):
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import sys
@@ -363,13 +364,14 @@ def extract_beforehand(paths: list[Path]) -> None:
     from bench.native_floor import events_bytes, rows_json_of
     from store.db.ingest import prepare, slim
     from store.db.writer import Prepared
+    from store.reading.items import SourceItem
     from store.reading.sources import iter_sources, read_source
 
     for item in iter_sources(paths):
-        result = prepare(item)  # type: ignore[arg-type]
-        if not isinstance(result, Prepared):
+        result = prepare(item) if isinstance(item, SourceItem) else item
+        if not isinstance(item, SourceItem) or not isinstance(result, Prepared):
             raise RuntimeError(f"the stand-in takes readable recordings only: {result}")
-        _EXTRACTED[item.origin] = (result.extracted, result.tuples)  # type: ignore[union-attr]
+        _EXTRACTED[item.origin] = (result.extracted, result.tuples)
         _FLOOR_INPUTS[item.origin] = (rows_json_of(slim(result)), events_bytes(read_source(item)))
 
 
@@ -492,7 +494,7 @@ def lines_of(paths: list[Path]) -> dict[str, Callable[[], float]]:
 
         return timed
 
-    return {
+    lines: dict[str, Callable[[], float]] = {
         "ours": lambda: _timed_ingest(paths, None),
         "ours, one process": lambda: _timed_ingest(paths, 1),
         "no write": lambda: no_write(paths),
@@ -501,34 +503,48 @@ def lines_of(paths: list[Path]) -> dict[str, Callable[[], float]]:
         "full text later: both": full_text("both"),
         "shards: workers write them, the writer merges": lambda: shard_pipeline(paths),
         "shards, and no event rows": lambda: shard_pipeline(paths, unwritten=("events",)),
-        "extraction at parse speed (stand-in), ours": lambda: at_parse_speed(paths, shards=False),
-        "extraction at parse speed (stand-in), shards": lambda: at_parse_speed(paths, shards=True),
-        "the same, and no event rows": lambda: at_parse_speed(paths, shards=True, unwritten=("events",)),
-        "extraction at parse speed + today's run identity (stand-in), shards": lambda: at_parse_speed(
-            paths, shards=True, identity="today"
-        ),
-        "extraction at parse speed + identity at one hash pass (stand-in), shards": lambda: at_parse_speed(
-            paths, shards=True, identity="one hash pass"
-        ),
-        "the same, and no event rows (identity at one hash pass)": lambda: at_parse_speed(
-            paths, shards=True, unwritten=("events",), identity="one hash pass"
-        ),
-        "today's decoder and identity, extraction free (stand-in), ours": lambda: at_parse_speed(
-            paths, shards=False, decode="ours", identity="today"
-        ),
-        "today's decoder, identity at one hash pass, extraction free (stand-in), ours": lambda: (
-            at_parse_speed(paths, shards=False, decode="ours", identity="one hash pass")
-        ),
-        "a decoder-extractor at its native floor (stand-in), ours": lambda: at_parse_speed(
-            paths, shards=False, decode="native floor"
-        ),
-        "a decoder-extractor at its native floor (stand-in), shards": lambda: at_parse_speed(
-            paths, shards=True, decode="native floor"
-        ),
-        "the same, and no event rows (at its native floor)": lambda: at_parse_speed(
-            paths, shards=True, unwritten=("events",), decode="native floor"
-        ),
     }
+    for name, choices in STAND_INS.items():
+        lines[name] = functools.partial(at_parse_speed, paths, **choices)
+    return lines
+
+
+#: each stand-in line of `lines_of`: what `at_parse_speed` is asked for
+STAND_INS: dict[str, dict[str, Any]] = {
+    "extraction at parse speed (stand-in), ours": {"shards": False},
+    "extraction at parse speed (stand-in), shards": {"shards": True},
+    "the same, and no event rows": {"shards": True, "unwritten": ("events",)},
+    "extraction at parse speed + today's run identity (stand-in), shards": {
+        "shards": True,
+        "identity": "today",
+    },
+    "extraction at parse speed + identity at one hash pass (stand-in), shards": {
+        "shards": True,
+        "identity": "one hash pass",
+    },
+    "the same, and no event rows (identity at one hash pass)": {
+        "shards": True,
+        "unwritten": ("events",),
+        "identity": "one hash pass",
+    },
+    "today's decoder and identity, extraction free (stand-in), ours": {
+        "shards": False,
+        "decode": "ours",
+        "identity": "today",
+    },
+    "today's decoder, identity at one hash pass, extraction free (stand-in), ours": {
+        "shards": False,
+        "decode": "ours",
+        "identity": "one hash pass",
+    },
+    "a decoder-extractor at its native floor (stand-in), ours": {"shards": False, "decode": "native floor"},
+    "a decoder-extractor at its native floor (stand-in), shards": {"shards": True, "decode": "native floor"},
+    "the same, and no event rows (at its native floor)": {
+        "shards": True,
+        "unwritten": ("events",),
+        "decode": "native floor",
+    },
+}
 
 
 def one_repetition(paths: list[Path], only: list[str] | None = None) -> dict[str, float]:

@@ -93,12 +93,13 @@ def corpus_rows(paths: list[Path]) -> dict[str, bytes]:
     """Origin -> the JSON of the rows today's ingest prepares of it (`rows_json_of`)."""
     from store.db.ingest import prepare, slim
     from store.db.writer import Prepared
+    from store.reading.items import SourceItem
     from store.reading.sources import iter_sources
 
     rows: dict[str, bytes] = {}
     for item in iter_sources(paths):
-        result = slim(prepare(item))  # type: ignore[arg-type]
-        if not isinstance(result, Prepared):
+        result = slim(prepare(item)) if isinstance(item, SourceItem) else item
+        if not isinstance(item, SourceItem) or not isinstance(result, Prepared):
             raise RuntimeError(f"the floor is measured on readable recordings only: {result}")
         rows[item.origin] = rows_json_of(result)
     return rows
@@ -125,7 +126,7 @@ def one_pass(datas: list[bytes], rows: list[bytes], events: list[bytes]) -> dict
     try:
         times = {
             "orjson.loads": timed(lambda: [orjson.loads(d) for d in datas]),
-            "scan": timed(lambda: [scan(d) for d in datas]),
+            "scan": timed(lambda: [_SCAN.decode(d) for d in datas]),
             "build the rows": timed(lambda: [build_rows(r) for r in rows]),
             "hash for the identity": timed(lambda: [hashlib.sha256(e).digest() for e in events]),
             "today: decode, identity, extract, tuples": timed(today),
