@@ -77,6 +77,11 @@ def corpus_parser(doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
+def spread(samples: list[float], fmt: Callable[[float], str]) -> str:
+    """The median of `samples`, with their min and max, each written by `fmt`."""
+    return f"{fmt(statistics.median(samples))} (min {fmt(min(samples))}, max {fmt(max(samples))})"
+
+
 def chosen_corpus(args: argparse.Namespace) -> tuple[list[Path], str]:
     """The corpus `corpus_parser`'s options name, and a few words that say which."""
     if args.mb:

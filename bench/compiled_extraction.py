@@ -29,8 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.__main__ import chosen_corpus, corpus_parser, measured_code
-from bench.ingest_prototypes import spread
+from bench.__main__ import chosen_corpus, corpus_parser, measured_code, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the modules compiled: the extraction and what it calls for every event

@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import functools
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -69,7 +68,7 @@ from typing import Any, Literal
 
 from sqlite_utils import Database
 
-from bench.__main__ import measured_code
+from bench.__main__ import measured_code, spread
 from bench.write_parts import Groups, prepared_groups
 from store.db.ingest import apply_group as real_apply_group  # before any line patches it
 
@@ -476,10 +475,6 @@ def _stored_counts(db: Database) -> dict[str, int]:
 
 
 # -- the table ---------------------------------------------------------------------------------------------
-
-
-def spread(samples: list[float], fmt: Callable[[float], str]) -> str:
-    return f"{fmt(statistics.median(samples))} (min {fmt(min(samples))}, max {fmt(max(samples))})"
 
 
 def lines_of(paths: list[Path]) -> dict[str, Callable[[], float]]:

@@ -141,8 +141,7 @@ def one_pass(datas: list[bytes], rows: list[bytes], events: list[bytes]) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import chosen_corpus, corpus_parser, measured_code
-    from bench.ingest_prototypes import spread
+    from bench.__main__ import chosen_corpus, corpus_parser, measured_code, spread
 
     parser = corpus_parser(__doc__)
     args = parser.parse_args(argv)
